@@ -1,0 +1,181 @@
+import os from 'node:os';
+import { type Figure, round } from './figures.js';
+import { type Comparison, type LoadRequest, compareLoads } from './load.js';
+import { type BareRequest, bareExpressServer, bareJsonServer } from './bare-route.js';
+import { calculationArtifactHost, computeRequest, publishedCatalogEntry, sharedAssessment, sharedDataPresent, startBenchSystem } from './fixtures.js';
+
+/** `direct`: the bare express route (the targets); `node`: the bare Node route (reported); `facade`. */
+type Sides = 'direct' | 'node' | 'facade';
+
+const ROUNDS = 3;
+const SECONDS = 4;
+
+/**
+ * REST facade overhead: the same operation through facade → gateway → subgraph (in-process), and
+ * behind a bare Node route calling the domain directly (`bare-route.ts`), in the same process,
+ * 20 connections from a load generator in its own process, alternating rounds (`compareLoads`).
+ * `only` (from `--only facade.models`, say) limits the run to the routes it names.
+ */
+export async function benchFacade(only?: string): Promise<Figure[]> {
+  if (!sharedDataPresent()) {
+    console.warn('facade bench skipped: ../shared/data is absent');
+    return [];
+  }
+  const wanted = (name: string) => !only || !only.startsWith('facade.') || only.startsWith(`facade.${name}`);
+  const figures: Figure[] = [];
+  if (wanted('validate') || wanted('models') || wanted('query')) figures.push(...(await coreRoutes(wanted)));
+  if (wanted('compute')) figures.push(...(await computeRoute()));
+  return figures;
+}
+
+async function coreRoutes(wanted: (name: string) => boolean): Promise<Figure[]> {
+  const system = await startBenchSystem({
+    REGISTRY_CATALOG_JSON: JSON.stringify([publishedCatalogEntry('Assessment')]),
+    AUTH_NONE_SUBJECT: QUERY_CALLER.subject,
+    AUTH_NONE_TENANT: QUERY_CALLER.tenant,
+  });
+  const { registry, records } = system.services.models!;
+  const answer = async ({ method, path: urlPath, body }: BareRequest) => {
+    if (method === 'GET' && urlPath === '/models') return { models: registry.list().map((m) => ({ id: m.model, version: m.version })) };
+    const [, model, op] = /^\/models\/([^/]+)\/versions\/([^/]+)$/.exec(urlPath) ?? [];
+    if (method === 'POST' && op?.endsWith(':validate')) return registry.validate(model!, op.slice(0, -':validate'.length), (body as { payload: unknown }).payload);
+    if (method === 'POST' && op?.endsWith(':query')) {
+      const found = await records.query(QUERY_CALLER, (body as { filter?: unknown }).filter ?? null, model!, op.slice(0, -':query'.length));
+      return { records: found.map((r) => ({ id: r.id, model: r.model, version: r.version, payload: r.payload })) };
+    }
+    throw new Error(`bare route: no ${method} ${urlPath}`);
+  };
+  const bare = await bareServers(answer);
+  const targets = { ...bare.urls, facade: `http://127.0.0.1:${system.ports.core}` };
+  const figures: Figure[] = [];
+  try {
+    if (wanted('validate')) {
+      const request: LoadRequest = { method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:validate', body: { payload: sharedAssessment() } };
+      figures.push(...ratioFigures('validate', 'POST :validate, published 0.0.4, the shared assessment (JSON Schema + SHACL + OWL)', await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
+      figures.push(rssFigure('facade_validate'));
+    }
+    if (wanted('models')) {
+      const request: LoadRequest = { method: 'GET', path: '/models' };
+      figures.push(...ratioFigures('models', 'GET /models, one catalog entry', await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
+      figures.push(rssFigure('facade_models'));
+    }
+    if (wanted('query')) {
+      await createRecords(targets.facade);
+      const request: LoadRequest = { method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:query', body: { filter: QUERY_FILTER } };
+      const what = `POST :query, ${QUERY_RECORDS} assessments in the SQLite store, eq on payload.product_info.manufacturer (${QUERY_RECORDS / MANUFACTURERS} of them, about 1.8 KB each)`;
+      figures.push(...ratioFigures('query', what, await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
+      figures.push(rssFigure('facade_query'));
+    }
+  } finally {
+    await bare.close();
+    await system.stop();
+  }
+  return figures;
+}
+
+const QUERY_CALLER = { subject: 'bench-owner', tenant: 'bench' };
+const QUERY_RECORDS = 200;
+const MANUFACTURERS = 20;
+const QUERY_FILTER = { where: [{ field: 'payload.product_info.manufacturer', op: 'eq', value: 'manufacturer-7' }], limit: 100 };
+
+/** `QUERY_RECORDS` assessments through the core facade's `:create`, owned by the bench caller. */
+async function createRecords(core: string): Promise<void> {
+  const base = sharedAssessment() as { product_info: Record<string, unknown> };
+  for (let i = 0; i < QUERY_RECORDS; i++) {
+    const payload = { ...base, id: `assessment-bench-${i}`, product_info: { ...base.product_info, manufacturer: `manufacturer-${i % MANUFACTURERS}` } };
+    const response = await fetch(`${core}/models/re-indicators-specification/versions/0.0.4:create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `facade-bench-${i}` },
+      body: JSON.stringify({ payload }),
+    });
+    if (response.status !== 200) throw new Error(`:create answered ${response.status}: ${await response.text()}`);
+  }
+}
+
+/**
+ * `POST /compute` of the published 0.0.4 model, warm: facade → gateway → indicators subgraph →
+ * this process's core facade for the delegated validation, against a bare route calling
+ * `IndicatorService.compute`, which makes the same core call. The calculation artifact comes from
+ * a local HTTP host (fetched once, then cached for the freshness window).
+ */
+async function computeRoute(): Promise<Figure[]> {
+  const artifacts = await calculationArtifactHost();
+  const system = await startBenchSystem({
+    // No root_class: a compute payload is not a whole Assessment (DECISIONS section 5).
+    REGISTRY_CATALOG_JSON: JSON.stringify([publishedCatalogEntry()]),
+    ...artifacts.env,
+  });
+  const indicators = system.services.indicators!;
+  const bare = await bareServers(({ body }) => indicators.compute(body));
+  try {
+    const request: LoadRequest = { method: 'POST', path: '/compute', body: computeRequest() };
+    const targets = { ...bare.urls, facade: `http://127.0.0.1:${system.ports.indicators}` };
+    const comparison = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS });
+    return [...ratioFigures('compute', 'POST /compute, published 0.0.4, compute-request-recycle-battery, validation delegated to this process\'s core facade on both paths', comparison), rssFigure('facade_compute')];
+  } finally {
+    await bare.close();
+    await system.stop();
+    artifacts.close();
+  }
+}
+
+/** The two direct paths: the bare express route (targets) and the bare Node route (reported). */
+async function bareServers(answer: (request: BareRequest) => unknown) {
+  const direct = await bareExpressServer(answer);
+  const node = await bareJsonServer(answer);
+  return {
+    urls: { direct: direct.url, node: node.url },
+    close: async () => {
+      await direct.close();
+      await node.close();
+    },
+  };
+}
+
+function ratioFigures(name: string, what: string, c: Comparison<Sides>): Figure[] {
+  for (const [side, { result: r }] of Object.entries(c.sides) as Array<[string, { result: { errors: number; non2xx: number } }]>) {
+    if (r.errors > 0 || r.non2xx > 0) throw new Error(`facade.${name} (${side}): ${r.errors} errors, ${r.non2xx} non-2xx answers under load`);
+  }
+  const { facade, direct, node } = c.sides;
+  const side = (label: string, s: typeof facade) => `${label} p50 ${s.result.p50} ms p99 ${s.result.p99} ms ${round(s.result.rps, 0)} req/s ${round(s.cpuMs, 3)} ms CPU/req`;
+  const note = (figure: string) =>
+    `${figure}; ${what}; 20 connections, median of ${c.rounds} alternating ${c.seconds} s rounds after warm-up, load generator in its own process ` +
+    `(1-min load average ${round(os.loadavg()[0]!, 1)} on ${os.cpus().length} CPUs); ` +
+    `${side('facade', facade)}; ${side('bare express route', direct)}; ${side('bare node route', node)}`;
+  const f = (id: string, value: number, unit: string, better: 'lower' | 'higher', what: string, target?: number): Figure => ({
+    id: `facade.${name}.${id}`,
+    value,
+    unit,
+    ...(target === undefined ? {} : { target }),
+    better,
+    note: note(what),
+  });
+  return [
+    f('p50_ratio', round(facade.result.p50 / direct.result.p50, 2), 'x', 'lower', 'facade ÷ bare express route, p50', 1.3),
+    f('p99_ratio', round(facade.result.p99 / direct.result.p99, 2), 'x', 'lower', 'facade ÷ bare express route, p99'),
+    f('p50_ratio_vs_node', round(facade.result.p50 / node.result.p50, 2), 'x', 'lower', 'facade ÷ bare Node route (no express), p50'),
+    f('cpu_ratio_vs_node', round(facade.cpuMs / node.cpuMs, 2), 'x', 'lower', 'facade ÷ bare Node route, server CPU time per request'),
+    f('p50_ms', facade.result.p50, 'ms', 'lower', 'facade p50'),
+    f('p99_ms', facade.result.p99, 'ms', 'lower', 'facade p99'),
+    f('rps', round(facade.result.rps, 0), 'req/s', 'higher', 'facade throughput'),
+    f('direct_p50_ms', direct.result.p50, 'ms', 'lower', 'bare express route p50'),
+    f('direct_p99_ms', direct.result.p99, 'ms', 'lower', 'bare express route p99'),
+    f('direct_rps', round(direct.result.rps, 0), 'req/s', 'higher', 'bare express route throughput'),
+    f('node_p50_ms', node.result.p50, 'ms', 'lower', 'bare Node route p50'),
+    f('node_rps', round(node.result.rps, 0), 'req/s', 'higher', 'bare Node route throughput'),
+  ];
+}
+
+/**
+ * RSS of this process right after a run: the system under test and the bare routes, plus whatever
+ * the runs before it in the same bench process left to the allocator.
+ */
+function rssFigure(run: string): Figure {
+  return {
+    id: `memory.rss_mb.${run}`,
+    value: round(process.memoryUsage().rss / 2 ** 20, 0),
+    unit: 'MB',
+    better: 'lower',
+    note: `RSS of the bench process (whole system in-process, plus the bare routes and what earlier runs of the process left) right after the ${run.replace('_', ' ')} run`,
+  };
+}

@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface LoadResult {
+  /** Latencies in ms (fractional), over 2xx answers. */
+  p50: number;
+  p99: number;
+  /** 2xx answers per second over the whole run. */
+  rps: number;
+  /** 2xx answers in the run. */
+  requests: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface LoadRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** A placeholder replaced, in the headers and the body, by a value unique to each request sent (idempotency keys, record ids). */
+  unique?: string;
+}
+
+const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
+
+/**
+ * autocannon at a fixed number of connections, in a child process (`load-worker.ts`): the server
+ * under test, often in this process, keeps its event loop to itself. Every ratio figure uses it.
+ */
+export async function load(base: string, request: LoadRequest, options: { connections?: number; seconds?: number } = {}): Promise<LoadResult> {
+  const job = {
+    url: base + request.path,
+    method: request.method,
+    connections: options.connections ?? 20,
+    seconds: options.seconds ?? 8,
+    headers: { 'content-type': 'application/json', ...request.headers },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    unique: request.unique,
+  };
+  const child = spawn(process.execPath, [WORKER], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const output: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stdin.end(JSON.stringify(job));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  if (code !== 0) throw new Error(`load generator exited with ${code}`);
+  const result = JSON.parse(Buffer.concat(output).toString('utf8')) as LoadResult;
+  return { ...result, p50: round2(result.p50), p99: round2(result.p99) };
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+export interface Side {
+  /** Median of the rounds. */
+  result: LoadResult;
+  /** CPU time per answered request (user + system, ms) of this process, or of the `cpuMs` given for the side. */
+  cpuMs: number;
+}
+
+export interface Comparison<K extends string> {
+  sides: Record<K, Side>;
+  rounds: number;
+  seconds: number;
+}
+
+/**
+ * The same request against several servers side by side: each warmed up, then `rounds` rounds
+ * running each in turn (a, b, c, a, b, c, …), each side reported as the median of its rounds.
+ * Alternating keeps a burst of load from elsewhere on the machine from landing on one side only.
+ */
+export async function compareLoads<K extends string>(
+  request: LoadRequest,
+  targets: Record<K, string>,
+  options: { rounds?: number; seconds?: number; warmUpSeconds?: number; cpuMs?: Record<K, () => number> } = {},
+): Promise<Comparison<K>> {
+  const thisProcess = () => {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1000;
+  };
+  const rounds = options.rounds ?? 3;
+  const seconds = options.seconds ?? 4;
+  const names = Object.keys(targets) as K[];
+  for (const name of names) await load(targets[name], request, { seconds: options.warmUpSeconds ?? 2 });
+  const runs = new Map<K, LoadResult[]>(names.map((n) => [n, []]));
+  const cpu = new Map<K, number>(names.map((n) => [n, 0]));
+  for (let i = 0; i < rounds; i++) {
+    for (const name of names) {
+      const cpuMs = options.cpuMs?.[name] ?? thisProcess;
+      const before = cpuMs();
+      const result = await load(targets[name], request, { seconds });
+      cpu.set(name, cpu.get(name)! + cpuMs() - before);
+      runs.get(name)!.push(result);
+    }
+  }
+  const sides = {} as Record<K, Side>;
+  for (const name of names) {
+    const result = medianOf(runs.get(name)!);
+    sides[name] = { result, cpuMs: cpu.get(name)! / Math.max(1, result.requests) };
+  }
+  return { sides, rounds, seconds };
+}
+
+function medianOf(runs: LoadResult[]): LoadResult {
+  const median = (pick: (r: LoadResult) => number) => {
+    const sorted = runs.map(pick).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)]!;
+  };
+  return {
+    p50: median((r) => r.p50),
+    p99: median((r) => r.p99),
+    rps: median((r) => r.rps),
+    requests: runs.reduce((sum, r) => sum + r.requests, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+  };
+}

@@ -1,0 +1,100 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { projectPath } from '../kernel/project.js';
+
+/** A server running as its own process, started by a benchmark. */
+export interface ServerProcess {
+  pid: number;
+  /** Bound ports by listener name, as the process reported them. */
+  ports: Record<string, number>;
+  /** Resident set size now, from /proc (MB). */
+  rssMb(): number;
+  /** CPU time used so far, user + system, from /proc (ms, 10 ms resolution). */
+  cpuMs(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * `node dist/server/main.js` (the deployment's entry point) with `env` only (plus PATH), reading
+ * the bound ports from its `started` log line. Stopped with SIGTERM (graceful), then SIGKILL.
+ * `nodeArgs` go before the script (`--cpu-prof --cpu-prof-dir=…` profiles the process until it stops).
+ */
+export function startServerProcess(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
+  return started(name, projectPath('dist', 'server', 'main.js'), nodeArgs, { LOG_LEVEL: 'info', ...env }, (line) => {
+    const entry = JSON.parse(line) as { msg?: string; ports?: Record<string, number> };
+    return entry.msg === 'started' ? entry.ports! : undefined;
+  });
+}
+
+/**
+ * Hive Gateway in its own process (`hive-gateway.ts`); it prints `{"ports":{"gateway":…}}` once it
+ * listens.
+ */
+export function startHiveGatewayProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
+  return started('hive-gateway', fileURLToPath(new URL('./hive-gateway.js', import.meta.url)), nodeArgs, env, (line) => {
+    const entry = JSON.parse(line) as { ports?: Record<string, number> };
+    return entry.ports;
+  });
+}
+
+function started(name: string, script: string, nodeArgs: string[], env: Record<string, string>, readyPorts: (line: string) => Record<string, number> | undefined): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, script], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        let ports: Record<string, number> | undefined;
+        try {
+          ports = readyPorts(line);
+        } catch {
+          continue;
+        }
+        if (ports) {
+          child.stdout!.off('data', onData);
+          child.stdout!.resume();
+          child.off('exit', onExit);
+          resolve(handle(child, ports));
+        }
+      }
+    };
+    const onExit = (code: number | null) => reject(new Error(`${name} exited with ${code} before listening: ${stderr.join('').slice(-2000)}`));
+    child.stdout!.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** USER_HZ: 100 on Linux everywhere this runs. */
+const CLOCK_TICKS = 100;
+
+function handle(child: ChildProcess, ports: Record<string, number>): ServerProcess {
+  return {
+    pid: child.pid!,
+    ports,
+    rssMb: () => {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN);
+      return Math.round(kb / 1024);
+    },
+    cpuMs: () => {
+      // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, after the parenthesised name.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { type LoadRequest, load } from './load.js';
+import { calculationArtifactHost, computeRequest, publishedCatalogEntry, sharedAssessment, sharedDataPresent, startBenchSystem } from './fixtures.js';
+
+/**
+ * Puts one facade route under load and records a CPU profile of the serving process only (the
+ * load generator is a child process). The V8 profiler of `--cpu-prof` is started through the
+ * inspector after start-up and a warm-up, so module loading and artifact parsing stay out of it:
+ *   node dist/bench/profile-facade.js models|validate|compute [seconds] [out.cpuprofile]
+ *   node dist/bench/cpu-profile-summary.js <out.cpuprofile>
+ * Findings and what was done about them: bench/PROFILE.md.
+ */
+const ROUTES: Record<string, () => LoadRequest & { facade: string }> = {
+  models: () => ({ facade: 'core', method: 'GET', path: '/models' }),
+  validate: () => ({ facade: 'core', method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:validate', body: { payload: sharedAssessment() } }),
+  compute: () => ({ facade: 'indicators', method: 'POST', path: '/compute', body: computeRequest() }),
+};
+
+async function main(): Promise<void> {
+  if (!sharedDataPresent()) throw new Error('../shared/data is absent');
+  const [name = 'models', seconds = '10', out = `/tmp/facade-${name}.cpuprofile`] = process.argv.slice(2);
+  const request = ROUTES[name]?.();
+  if (!request) throw new Error(`unknown route ${name}; one of ${Object.keys(ROUTES).join(', ')}`);
+  const artifacts = await calculationArtifactHost();
+  // No root class for /compute: its payload is not a whole Assessment (DECISIONS section 5).
+  const entry = publishedCatalogEntry(name === 'compute' ? undefined : 'Assessment');
+  const system = await startBenchSystem({ REGISTRY_CATALOG_JSON: JSON.stringify([entry]), ...artifacts.env });
+  try {
+    const base = `http://127.0.0.1:${system.ports[request.facade]}`;
+    await load(base, request, { seconds: 3 });
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+    const result = await load(base, request, { seconds: Number(seconds) });
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(out, JSON.stringify(profile));
+    session.disconnect();
+    console.log(JSON.stringify(result), '→', out);
+  } finally {
+    await system.stop();
+    artifacts.close();
+  }
+}
+
+await main();

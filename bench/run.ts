@@ -1,0 +1,84 @@
+import 'reflect-metadata';
+import { execSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { projectPath } from '../kernel/project.js';
+import { type Figure, meetsTarget } from './figures.js';
+import { benchRegistryLoad } from './registry.bench.js';
+import { benchShacl } from './validation.bench.js';
+import { benchFacade } from './facade.bench.js';
+import { benchImpact } from './impact.bench.js';
+import { benchIndicators } from './indicators.bench.js';
+import { benchGateway } from './gateway.bench.js';
+import { benchRecords } from './records.bench.js';
+import { benchSoak } from './soak.bench.js';
+import { benchGrowth } from './growth.bench.js';
+import { benchMemory } from './memory.bench.js';
+
+/**
+ * Every group of figures, in run order; `--only <prefix>` runs the groups whose prefix matches. A
+ * group marked `whenNamed` (the ten-minute soak) runs only when `--only` names it.
+ */
+const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>; whenNamed?: boolean }> = [
+  { prefix: 'load', run: benchRegistryLoad },
+  { prefix: 'shacl', run: benchShacl },
+  { prefix: 'facade', run: benchFacade },
+  { prefix: 'indicators', run: benchIndicators },
+  { prefix: 'impact', run: benchImpact },
+  { prefix: 'gateway', run: benchGateway },
+  { prefix: 'records', run: benchRecords },
+  { prefix: 'growth', run: benchGrowth },
+  { prefix: 'memory', run: benchMemory },
+  { prefix: 'soak', run: benchSoak, whenNamed: true },
+];
+
+async function main(): Promise<void> {
+  const only = onlyPrefix(process.argv.slice(2));
+  const startedAt = new Date().toISOString();
+  const figures: Figure[] = [];
+  for (const group of GROUPS) {
+    if (only && !group.prefix.startsWith(only) && !only.startsWith(group.prefix)) continue;
+    if (group.whenNamed && !only?.startsWith(group.prefix)) continue;
+    process.stderr.write(`running ${group.prefix} …\n`);
+    const measured = await group.run(only);
+    figures.push(...measured.filter((f) => !only || f.id.startsWith(only) || only.startsWith(group.prefix)));
+  }
+  printTable(figures);
+  writeFileSync(
+    projectPath('bench-results.json'),
+    JSON.stringify({ commit: gitSha(), started_at: startedAt, machine: { cpus: os.cpus().length, node: process.version }, figures }, null, 2) + '\n',
+  );
+}
+
+function onlyPrefix(args: string[]): string | undefined {
+  const index = args.indexOf('--only');
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+function printTable(figures: Figure[]): void {
+  const rows = figures.map((f) => {
+    const verdict = meetsTarget(f);
+    return [f.id, `${f.value} ${f.unit}`, f.target === undefined ? '(report)' : `${f.better === 'lower' ? '≤' : '≥'} ${f.target}`, verdict === undefined ? '' : verdict ? 'ok' : 'MISSED'];
+  });
+  const header = ['figure', 'value', 'target', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) console.log(line(row));
+  console.log('');
+  for (const f of figures) console.log(`${f.id}: ${f.note}`);
+}
+
+function gitSha(): string {
+  try {
+    return execSync('git rev-parse HEAD', { cwd: projectPath(), encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+// Every figure measures the system as deployed (docs/DECISIONS.md, GraphQL): NODE_ENV=production
+// (graphql-js's development-mode checks cost the GraphQL paths up to 10% of their CPU otherwise).
+if (process.env.NODE_ENV === 'production') await main();
+else process.exit(spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } }).status ?? 1);

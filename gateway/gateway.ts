@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
+
+type GatewayExecutor = (requestContext: never) => Promise<unknown>;
+import { type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, print } from 'graphql';
+import type { RequestContext } from '../kernel/graphql/request-context.js';
+import { SingleFetchPlans } from './single-fetch.js';
+
+export interface Gateway {
+  /** The client-visible (API) schema. */
+  schema: GraphQLSchema;
+  /** Executes an operation that the caller has already parsed and validated against `schema`. */
+  execute(operation: PreparedOperation, variables: Record<string, unknown>, context: RequestContext): Promise<ExecutionResult>;
+  /** The raw gateway executor, for Apollo Server's request pipeline. */
+  executor: GatewayExecutor;
+  stop(): Promise<void>;
+}
+
+/** An operation parsed once, kept with the hash the query-plan cache is keyed by. */
+export interface PreparedOperation {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  operationName: string | null;
+  query: string;
+  queryHash: string;
+  /**
+   * The operation name the gateway is told. Undefined when the document holds one operation (it
+   * is then the operation, by GraphQL's rules): @apollo/gateway keys its query-plan cache by
+   * `queryHash` as is when no name is given, and by a fresh sha256 of hash + name on every request
+   * otherwise (3% of a GET /models request's CPU, bench/PROFILE.md). The plan is the same.
+   */
+  requestOperationName: string | undefined;
+}
+
+export function prepareOperation(document: DocumentNode): PreparedOperation {
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+  if (!operation) throw new Error('document holds no operation');
+  const query = print(document);
+  return {
+    document,
+    operation,
+    operationName: operation.name?.value ?? null,
+    query,
+    queryHash: createHash('sha256').update(query).digest('hex'),
+    requestOperationName: document.definitions.filter((d) => d.kind === 'OperationDefinition').length === 1 ? undefined : (operation.name?.value ?? undefined),
+  };
+}
+
+/**
+ * @apollo/gateway over the committed supergraph (no introspection polling). The executor is called
+ * directly, bypassing a server's request pipeline: the REST facades hold pre-parsed, pre-validated
+ * documents, and the GraphQL endpoint has already done that work in Apollo Server.
+ */
+export async function startGateway(supergraphSdl: string, dataSources: Record<string, GraphQLDataSource>): Promise<Gateway & { apollo: ApolloGateway }> {
+  // Set once the API schema is known (below); the gateway calls it only while executing.
+  let singleFetch: SingleFetchPlans | undefined;
+  const apollo = new ApolloGateway({
+    supergraphSdl,
+    // Never show query plans to clients, whatever NODE_ENV says.
+    __exposeQueryPlanExperimental: false,
+    experimental_didResolveQueryPlan: (resolved) => singleFetch?.didResolveQueryPlan(resolved),
+    buildService: ({ name }) => {
+      const source = dataSources[name];
+      if (!source) throw new Error(`no data source for subgraph ${name}`);
+      return source;
+    },
+  });
+  const { schema, executor } = await apollo.load();
+  singleFetch = new SingleFetchPlans(schema, dataSources);
+  return {
+    apollo,
+    schema,
+    executor: executor as GatewayExecutor,
+    async execute(prepared, variables, context) {
+      const requestContext = {
+        request: { query: prepared.query, variables, operationName: prepared.requestOperationName },
+        document: prepared.document,
+        operation: prepared.operation,
+        operationName: prepared.operationName,
+        queryHash: prepared.queryHash,
+        source: prepared.query,
+        schema,
+        context,
+        contextValue: context,
+        metrics: {},
+        logger: console,
+        // Lets the plan of this operation be kept for the single-fetch fast path (single-fetch.ts).
+        singleFetchKey: prepared,
+      };
+      if (singleFetch!.has(prepared)) return singleFetch!.execute(prepared, prepared.operation, requestContext as never);
+      return (await executor(requestContext as never)) as ExecutionResult;
+    },
+    stop: () => apollo.stop(),
+  };
+}

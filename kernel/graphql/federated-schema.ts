@@ -1,0 +1,80 @@
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import { type GraphQLSchema, parse } from 'graphql';
+import { type AuthChecker, type BuildSchemaOptions, buildSchema, createResolversMap } from 'type-graphql';
+import type { RequestContext } from './request-context.js';
+import type { Operation } from '../identity/authorization.js';
+import { type ErrorObserver, normalizingResolver, toGraphQLError } from './graphql-errors.js';
+
+const FEDERATION_LINK =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])';
+
+/** Entity reference resolvers, keyed by type name (federation's `__resolveReference`). */
+export type ReferenceResolvers = Record<string, (reference: Record<string, unknown>, context: RequestContext) => unknown>;
+
+/**
+ * type-graphql's container, creating each resolver on first use. Lazy, so that composition can
+ * build a schema's SDL without any domain service behind it.
+ */
+export function lazyResolvers(factories: Array<[Function, () => unknown]>): { get(type: Function): unknown } {
+  const instances = new Map<Function, unknown>();
+  const byType = new Map(factories);
+  return {
+    get(type) {
+      if (!instances.has(type)) instances.set(type, byType.get(type)?.());
+      return instances.get(type);
+    },
+  };
+}
+
+/**
+ * `@Authorized()` needs an authenticated caller; `@Authorized('models.validate')` also checks that
+ * operation's requirements (scopes, roles, AUTH_POLICY_FILE). type-graphql runs this before the
+ * global middlewares, so it normalises its own errors.
+ */
+const authChecker: AuthChecker<RequestContext> = async ({ context }, [operation]) => {
+  try {
+    if (operation) await context.authorize(operation as Operation);
+    else await context.identity();
+  } catch (error) {
+    throw toGraphQLError(error);
+  }
+  return true;
+};
+
+/**
+ * A Federation 2 subgraph schema from type-graphql classes: type-graphql builds the schema and the
+ * resolvers, @apollo/subgraph adds `_service`/`_entities`. Entity lookups authenticate like root
+ * fields, so a subgraph reached directly cannot be read through `_entities` anonymously.
+ */
+export async function buildFederatedSchema(
+  options: Omit<BuildSchemaOptions, 'authChecker' | 'validate' | 'globalMiddlewares'>,
+  references: ReferenceResolvers,
+  observe: ErrorObserver,
+): Promise<GraphQLSchema> {
+  const schema = await buildSchema({ ...options, authChecker, validate: false });
+  const resolvers = createResolversMap(schema) as Record<string, Record<string, unknown>>;
+  // Every field resolver normalises its errors (graphql-errors.ts: not a type-graphql global
+  // middleware, which made every field asynchronous).
+  for (const fields of Object.values(resolvers)) {
+    if (!fields || typeof fields !== 'object' || fields.constructor !== Object) continue;
+    for (const [name, resolve] of Object.entries(fields)) {
+      if (typeof resolve === 'function' && !name.startsWith('__')) fields[name] = normalizingResolver(resolve as never, observe);
+    }
+  }
+  for (const [typeName, resolve] of Object.entries(references)) {
+    resolvers[typeName] = {
+      ...resolvers[typeName],
+      __resolveReference: async (reference: Record<string, unknown>, context: RequestContext) => {
+        try {
+          await context.identity();
+          return await resolve(reference, context);
+        } catch (error) {
+          throw toGraphQLError(error);
+        }
+      },
+    };
+  }
+  const typeDefs = parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(schema)}`);
+  return buildSubgraphSchema({ typeDefs, resolvers: resolvers as never });
+}

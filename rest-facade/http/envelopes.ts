@@ -1,0 +1,43 @@
+import { DomainError, type ErrorCode } from '../../kernel/errors.js';
+import type { ErrorPolicy, FacadeResponse } from '../route-table.js';
+
+/** Renders an error whose status is known into one facade's envelope. */
+export type Envelope = (status: number, error: DomainError) => FacadeResponse;
+
+/** `{code, message, details}` with `details` always present (null when empty). */
+export const codeEnvelope: Envelope = (status, error) => ({
+  status,
+  headers: status === 401 ? { 'www-authenticate': 'Bearer' } : ({} as Record<string, string>),
+  body: { code: error.code, message: error.message, details: error.details ?? null },
+});
+
+/** An error policy from a code → status table; a code the facade does not document is an internal error. */
+export function errorPolicy(table: Partial<Record<ErrorCode, number>>, envelope: Envelope): ErrorPolicy {
+  return (error) => {
+    const status = table[error.code];
+    return status === undefined ? envelope(500, new DomainError('INTERNAL_ERROR', 'internal error')) : envelope(status, error);
+  };
+}
+
+/** The body of a JSON request as an object, or 400. */
+export function objectBody(body: unknown): Record<string, unknown> {
+  if (!isObject(body)) throw new DomainError('BAD_REQUEST', 'request body must be a JSON object');
+  return body;
+}
+
+/** A member of the body that must be a JSON object (`payload`, `filter`), or 400 naming it. */
+export function objectMember(body: Record<string, unknown>, name: string, required: boolean): Record<string, unknown> | undefined {
+  const value = body[name];
+  if (value === undefined && !required) return undefined;
+  if (!isObject(value)) throw new DomainError('BAD_REQUEST', `"${name}" must be a JSON object`, { field: name });
+  return value;
+}
+
+/** DECISIONS section 3 "create": a replay answers the original record with this header. */
+export function replayHeaders(replayed: boolean): Record<string, string> {
+  return replayed ? { 'idempotent-replayed': 'true' } : {};
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

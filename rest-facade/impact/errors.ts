@@ -1,0 +1,28 @@
+import type { DomainError } from '../../kernel/errors.js';
+import { errorPolicy } from '../http/envelopes.js';
+import type { FacadeResponse } from '../route-table.js';
+
+/**
+ * The impact service's envelopes (doc 03 part II, DECISIONS section 6): `{detail: {code, message}}`,
+ * except FastAPI's own shapes for a body it cannot use: 422 `{detail: [issues]}` and 400 for bytes
+ * it cannot decode.
+ */
+function impactEnvelope(status: number, error: DomainError): FacadeResponse {
+  if (error.code === 'UNPROCESSABLE') return { status, body: { detail: error.details } };
+  if (error.code === 'BAD_REQUEST') return { status, body: { detail: error.message } };
+  return { status, body: { detail: { code: error.code, message: error.message } } };
+}
+
+export const impactErrors = errorPolicy(
+  {
+    BAD_REQUEST: 400,
+    NOT_FOUND: 404,
+    METHOD_NOT_ALLOWED: 405,
+    PAYLOAD_TOO_LARGE: 413,
+    UNPROCESSABLE: 422,
+    CALCULATION_NOT_IMPLEMENTED: 501,
+    BACKGROUND_PROJECT_UNAVAILABLE: 503,
+    INTERNAL_ERROR: 500,
+  },
+  impactEnvelope,
+);

@@ -1,0 +1,10 @@
+export declare const PROJECT_ROOT: string;
+export declare const SCHEMA_PATH: string;
+export declare const GENERATED_DIR: string;
+export declare const MIGRATIONS_DIR: string;
+export declare const PROVIDERS: readonly ['postgresql', 'sqlite'];
+export type Provider = (typeof PROVIDERS)[number];
+export declare function providerSchema(provider: Provider, source?: string): string;
+export declare function migrationNames(provider: Provider): string[];
+export declare function latestSnapshot(provider: Provider): string | null;
+export declare function diffSchemas(provider: Provider, fromSchema: string | null, toSchema: string): Promise<string>;

@@ -1,0 +1,158 @@
+import { type Env, ConfigError, InvalidValue, boolean, integer, list, oneOf, optional, string, url } from '../kernel/config/env.js';
+import { type AuthConfig, readAuthConfig } from '../kernel/identity/auth-config.js';
+import { LOG_LEVELS, type LogLevel } from '../kernel/logger.js';
+import { DEFAULT_JSON_MAX_DEPTH } from '../kernel/json-depth.js';
+import type { CatalogLocation } from '../subgraphs/models/adapters/catalog-source.js';
+import type { FetchPolicy } from '../subgraphs/models/adapters/artifact-fetcher.js';
+import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
+import type { OperationLimits } from '../gateway/graphql-endpoint.js';
+
+/**
+ * What this process runs (DECISIONS section 1): everything (`all`, the default), one subgraph
+ * behind its own GraphQL endpoint, or the gateway and the facades over remote subgraphs.
+ */
+export type ProcessRole =
+  | { role: 'all' }
+  | { role: 'subgraph'; subgraph: SubgraphName; port: number }
+  | { role: 'gateway'; subgraphUrls: Record<SubgraphName, string> };
+
+export interface HttpConfig {
+  host: string;
+  ports: { core: number; indicators: number; impact: number; records: number; gateway: number };
+  maxRequestBytes: number;
+  /** `SERVER_JSON_MAX_DEPTH`: request bodies nested deeper are 400. */
+  maxJsonDepth: number;
+  /** `SHUTDOWN_GRACE_MS`: how long a stopping process lets requests in flight finish. */
+  shutdownGraceMs: number;
+}
+
+export interface RegistryConfig {
+  catalog: CatalogLocation;
+  fetch: FetchPolicy;
+}
+
+export interface ModelsConfig {
+  databaseUrl: string;
+  /** How long an idempotency key is remembered (DECISIONS section 3 "create"). */
+  idempotencyTtlSecs: number;
+  registry: RegistryConfig;
+}
+
+export interface SystemConfig {
+  process: ProcessRole;
+  http: HttpConfig;
+  auth: AuthConfig;
+  logLevel: LogLevel;
+  metricsEnabled: boolean;
+  graphqlIntrospection: boolean;
+  graphqlLimits: OperationLimits;
+  /** The models subgraph's own needs (absent in a process that does not run it). */
+  models?: ModelsConfig;
+  env: Env;
+}
+
+const port = integer({ min: 0, max: 65535 });
+
+/** Reads and checks every variable this process needs; a bad value throws ConfigError naming it. */
+export function readSystemConfig(env: Env): SystemConfig {
+  const process = readProcessRole(env);
+  const runsModels = process.role === 'all' || (process.role === 'subgraph' && process.subgraph === 'models');
+  return {
+    process,
+    http: readHttpConfig(env),
+    auth: readAuthConfig(env),
+    logLevel: optional(env, 'LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
+    metricsEnabled: optional(env, 'METRICS_ENABLED', boolean, false),
+    graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION', boolean, false),
+    graphqlLimits: readGraphQLLimits(env),
+    models: runsModels ? readModelsConfig(env) : undefined,
+    env,
+  };
+}
+
+function readProcessRole(env: Env): ProcessRole {
+  const role = optional(env, 'PROCESS_ROLE', oneOf(['all', 'subgraph', 'gateway']), 'all');
+  if (role === 'all') return { role };
+  if (role === 'subgraph') {
+    return { role, subgraph: optional(env, 'SUBGRAPH', oneOf(SUBGRAPH_NAMES), undefined) ?? missing('SUBGRAPH'), port: optional(env, 'SUBGRAPH_PORT', port, 4001) };
+  }
+  const urls = Object.fromEntries(
+    SUBGRAPH_NAMES.map((name) => {
+      const variable = `${name.toUpperCase()}_SUBGRAPH_URL`;
+      return [name, optional(env, variable, url(), undefined)?.href ?? missing(variable)];
+    }),
+  ) as Record<SubgraphName, string>;
+  return { role, subgraphUrls: urls };
+}
+
+/** The defaults leave room above our deepest real operation (the questionnaire: depth 6, cost 11 111). */
+function readGraphQLLimits(env: Env): OperationLimits {
+  return {
+    maxDepth: optional(env, 'GRAPHQL_MAX_DEPTH', integer({ min: 1 }), 10),
+    maxAliases: optional(env, 'GRAPHQL_MAX_ALIASES', integer({ min: 0 }), 15),
+    maxCost: optional(env, 'GRAPHQL_MAX_COST', integer({ min: 1 }), 50000),
+  };
+}
+
+function readModelsConfig(env: Env): ModelsConfig {
+  return {
+    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
+    idempotencyTtlSecs: optional(env, 'IDEMPOTENCY_TTL_SECS', integer({ min: 1 }), 86400),
+    registry: readRegistryConfig(env),
+  };
+}
+
+function readHttpConfig(env: Env): HttpConfig {
+  return {
+    host: optional(env, ['SERVER_HOST', 'BIND_ADDRESS'], string, '0.0.0.0'),
+    ports: {
+      core: optional(env, ['CORE_PORT', 'SERVER_PORT'], port, 8080),
+      indicators: optional(env, 'INDICATORS_PORT', port, 8081),
+      impact: optional(env, 'IMPACT_PORT', port, 8082),
+      records: optional(env, 'RECORDS_PORT', port, 8083),
+      gateway: optional(env, 'GATEWAY_PORT', port, 4000),
+    },
+    maxRequestBytes: optional(env, 'SERVER_REQUEST_MAX_BYTES', integer({ min: 1 }), 1048576),
+    maxJsonDepth: optional(env, 'SERVER_JSON_MAX_DEPTH', integer({ min: 1 }), DEFAULT_JSON_MAX_DEPTH),
+    shutdownGraceMs: optional(env, 'SHUTDOWN_GRACE_MS', integer({ min: 0 }), 10000),
+  };
+}
+
+function readRegistryConfig(env: Env): RegistryConfig {
+  return {
+    catalog: readCatalogLocation(env),
+    fetch: {
+      allowedHosts: optional(env, 'REGISTRY_ALLOWED_HOSTS', list(','), undefined)?.map((h) => h.toLowerCase()) ?? null,
+      requireHttps: optional(env, 'REGISTRY_REQUIRE_HTTPS', boolean, true),
+      allowFileUrls: optional(env, 'REGISTRY_ALLOW_FILE_URLS', boolean, false),
+      timeoutMs: optional(env, 'REGISTRY_FETCH_TIMEOUT_MS', integer({ min: 1 }), 10000),
+    },
+  };
+}
+
+const CATALOG_VARIABLES = ['REGISTRY_CATALOG_JSON', 'REGISTRY_CATALOG_FILE', 'REGISTRY_CATALOG_URL'] as const;
+
+function readCatalogLocation(env: Env): CatalogLocation {
+  const set = CATALOG_VARIABLES.filter((name) => env[name] !== undefined);
+  if (set.length !== 1) {
+    throw new ConfigError(CATALOG_VARIABLES.join(' / '), set.length === 0 ? 'exactly one must be set' : `only one may be set (got ${set.join(', ')})`);
+  }
+  const value = optional(env, set[0]!, string)!;
+  switch (set[0]) {
+    case 'REGISTRY_CATALOG_JSON':
+      return { kind: 'json', json: value };
+    case 'REGISTRY_CATALOG_FILE':
+      return { kind: 'file', path: value };
+    default:
+      return { kind: 'url', url: value };
+  }
+}
+
+const databaseUrl = (value: string): string => {
+  if (/^(file:|postgres(ql)?:\/\/)/.test(value)) return value;
+  throw new InvalidValue('must be file:<path> (SQLite) or postgresql://… (PostgreSQL)');
+};
+
+function missing(variable: string): never {
+  throw new ConfigError(variable, 'is required for this PROCESS_ROLE');
+}

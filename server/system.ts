@@ -1,0 +1,236 @@
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { GraphQLDataSource } from '@apollo/gateway';
+import { createAuthenticator } from '../kernel/identity/create-authenticator.js';
+import { Authorizer } from '../kernel/identity/authorization.js';
+import type { AccessControl } from '../kernel/graphql/request-context.js';
+import { createLogger } from '../kernel/logger.js';
+import { ServiceMetrics } from '../kernel/metrics.js';
+import { PROJECT_VERSION } from '../kernel/project.js';
+import { CORE_SERVICE_NAME } from '../kernel/core-service.js';
+import { type Gateway, startGateway } from '../gateway/gateway.js';
+import { readCommittedSupergraph } from '../gateway/compose.js';
+import { InProcessDataSource } from '../gateway/in-process-data-source.js';
+import { CredentialForwardingDataSource } from '../gateway/remote-data-source.js';
+import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
+import { SUBGRAPH_NAMES, type SubgraphName, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
+import { ArtifactFetcher } from '../subgraphs/models/adapters/artifact-fetcher.js';
+import { catalogSource } from '../subgraphs/models/adapters/catalog-source.js';
+import { ModelRegistry } from '../subgraphs/models/domain/registry/model-registry.js';
+import { AdminService } from '../subgraphs/models/domain/admin/admin-service.js';
+import { RecordService } from '../subgraphs/models/domain/records/record-service.js';
+import { openRecordStore } from '../subgraphs/models/store/open-store.js';
+import { createFacade } from '../rest-facade/facade.js';
+import { compileRoutes } from '../rest-facade/route-table.js';
+import { coreRoutes } from '../rest-facade/core/routes.js';
+import { coreErrors } from '../rest-facade/core/errors.js';
+import { CORE_OPENAPI_VERSION, coreOpenApi } from '../rest-facade/core/openapi.js';
+import { impactRoutes } from '../rest-facade/impact/routes.js';
+import { impactErrors } from '../rest-facade/impact/errors.js';
+import { impactOpenApi } from '../rest-facade/impact/openapi.js';
+import { recordsRoutes } from '../rest-facade/records/routes.js';
+import { recordsErrors } from '../rest-facade/records/errors.js';
+import { recordsOpenApi } from '../rest-facade/records/openapi.js';
+import { indicatorRoutes } from '../rest-facade/indicators/routes.js';
+import { indicatorErrors } from '../rest-facade/indicators/errors.js';
+import { indicatorOpenApi } from '../rest-facade/indicators/openapi.js';
+import { createIndicatorService } from '../subgraphs/indicators/create-indicator-service.js';
+import { readIndicatorConfig } from '../subgraphs/indicators/domain/indicator-config.js';
+import type { ErrorPolicy, Route } from '../rest-facade/route-table.js';
+import { ImpactService } from '../subgraphs/impact/domain/impact-service.js';
+import { IMPACT_SERVICE_VERSION, readImpactConfig } from '../subgraphs/impact/domain/impact-config.js';
+import { BrightwayProjectReader } from '../subgraphs/impact/adapters/brightway-project.js';
+import type { SystemConfig } from './config.js';
+import { subgraphApp } from './subgraph-server.js';
+import { drain } from './drain.js';
+
+export interface RunningSystem {
+  /** Bound ports by listener name (`core`, `gateway`, `subgraph:models`, …); useful with port 0. */
+  ports: Record<string, number>;
+  logger: Logger;
+  /** The domain services this process built (for benchmarks that call the domain directly). */
+  services: Partial<SubgraphServices>;
+  stop(): Promise<void>;
+}
+
+interface Process {
+  config: SystemConfig;
+  logger: Logger;
+  access: AccessControl;
+  metrics: ServiceMetrics;
+  closers: Array<() => Promise<void>>;
+  listeners: Record<string, Server>;
+}
+
+/** Starts what the configuration's process role asks for (DECISIONS section 1). */
+export async function startSystem(config: SystemConfig, options: { logger?: Logger } = {}): Promise<RunningSystem> {
+  // The logger redacts the authenticator's credential headers, and the authenticator logs key set
+  // failures through that logger: it is reached lazily, once both exist.
+  let logger = options.logger;
+  const authenticator = createAuthenticator(config.auth, { logger: { warn: ((obj: object, msg?: string) => logger!.warn(obj, msg)) as Logger['warn'] } });
+  logger ??= createLogger({ level: config.logLevel, sensitiveHeaders: authenticator.credentialHeaders });
+  const access = { authenticator, authorizer: new Authorizer(config.auth.policy) };
+  const proc: Process = { config, logger, access, metrics: new ServiceMetrics(), closers: [], listeners: {} };
+  try {
+    await startRole(proc);
+  } catch (error) {
+    await stopAll(proc);
+    throw error;
+  }
+  const ports = Object.fromEntries(Object.entries(proc.listeners).map(([name, server]) => [name, (server.address() as AddressInfo).port]));
+  let stopping: Promise<void> | undefined;
+  return { ports, logger, services: built.get(proc) ?? {}, stop: () => (stopping ??= stopAll(proc)) };
+}
+
+async function startRole(proc: Process): Promise<void> {
+  const role = proc.config.process;
+  if (role.role === 'subgraph') {
+    const schema = await buildSubgraphSchema(role.subgraph, await servicesFor(proc, role.subgraph), observer(proc));
+    await listen(proc, `subgraph:${role.subgraph}`, role.port, subgraphApp(schema, proc.access, proc.config.http.maxRequestBytes));
+    return;
+  }
+  const dataSources: Record<string, GraphQLDataSource> = {};
+  for (const name of SUBGRAPH_NAMES) {
+    dataSources[name] =
+      role.role === 'all'
+        ? new InProcessDataSource(await buildSubgraphSchema(name, await servicesFor(proc, name), observer(proc)))
+        : new CredentialForwardingDataSource(role.subgraphUrls[name]);
+  }
+  const supergraphSdl = await readCommittedSupergraph();
+  const gateway = await startGateway(supergraphSdl, dataSources);
+  proc.closers.push(() => gateway.stop());
+  await startEdge(proc, gateway, supergraphSdl);
+}
+
+/** The gateway's GraphQL endpoint and the REST facades, each on its own port. */
+async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string): Promise<void> {
+  const { http } = proc.config;
+  const endpoint = await graphqlEndpoint({
+    gateway,
+    supergraphSdl,
+    access: proc.access,
+    introspection: proc.config.graphqlIntrospection,
+    maxRequestBytes: http.maxRequestBytes,
+    limits: proc.config.graphqlLimits,
+  });
+  proc.closers.push(() => endpoint.server.stop());
+  await listen(proc, 'gateway', http.ports.gateway, endpoint.app);
+  const facades: Array<{ name: string; port: number; routes: Route[]; errors: ErrorPolicy }> = [
+    {
+      name: 'core',
+      port: http.ports.core,
+      errors: coreErrors,
+      routes: coreRoutes({
+        openapi: () => coreOpenApi(PROJECT_VERSION),
+        metrics: async () => (proc.config.metricsEnabled ? proc.metrics.render() : null),
+      }),
+    },
+    { name: 'indicators', port: http.ports.indicators, errors: indicatorErrors, routes: indicatorRoutes(() => indicatorOpenApi(PROJECT_VERSION)) },
+    { name: 'impact', port: http.ports.impact, errors: impactErrors, routes: impactRoutes(() => impactOpenApi(IMPACT_SERVICE_VERSION), http.maxJsonDepth) },
+    { name: 'records', port: http.ports.records, errors: recordsErrors, routes: recordsRoutes(() => recordsOpenApi(PROJECT_VERSION)) },
+  ];
+  for (const facade of facades) {
+    const app = createFacade({
+      routes: compileRoutes(facade.routes, gateway.schema),
+      errors: facade.errors,
+      gateway,
+      access: proc.access,
+      limits: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
+      observe: (a) => proc.metrics.request(facade.name, a.route, a.method, a.status, a.seconds),
+      onInternalError: (error) => proc.logger.error({ err: error }, `${facade.name} facade: unexpected failure`),
+    });
+    await listen(proc, facade.name, facade.port, app);
+  }
+}
+
+const built = new WeakMap<Process, Partial<SubgraphServices>>();
+
+/** The domain services a subgraph needs, built once per process. */
+async function servicesFor<N extends SubgraphName>(proc: Process, name: N): Promise<SubgraphServices[N]> {
+  const cache = built.get(proc) ?? {};
+  built.set(proc, cache);
+  cache[name] ??= (await SERVICE_FACTORIES[name](proc)) as SubgraphServices[N];
+  return cache[name] as SubgraphServices[N];
+}
+
+const SERVICE_FACTORIES: { [N in SubgraphName]: (proc: Process) => Promise<SubgraphServices[N]> } = {
+  models: modelsServices,
+  // The default core URL is this process's core facade, whose port is known once it listens.
+  indicators: async (proc) => createIndicatorService(readIndicatorConfig(proc.config.env, (listener) => boundPort(proc, listener))),
+  impact: async (proc) => {
+    const config = readImpactConfig(proc.config.env);
+    return new ImpactService(config, new BrightwayProjectReader(config.backgroundProjectDir));
+  },
+};
+
+async function modelsServices(proc: Process): Promise<SubgraphServices['models']> {
+  const models = proc.config.models!;
+  const store = await openRecordStore(models.databaseUrl, { idempotencyTtlSecs: models.idempotencyTtlSecs });
+  proc.closers.push(() => store.close());
+  const fetcher = new ArtifactFetcher(models.registry.fetch);
+  const registry = new ModelRegistry(catalogSource(models.registry.catalog, fetcher), fetcher, {
+    refreshed: (count) => proc.metrics.registryModels(count),
+    validated: (report) => report.results.forEach((r) => proc.metrics.validation(r.kind, r.passed)),
+  });
+  await initialLoad(proc, registry);
+  const admin = new AdminService(
+    registry,
+    store,
+    { service: CORE_SERVICE_NAME, serviceVersion: PROJECT_VERSION, openapiVersion: CORE_OPENAPI_VERSION },
+    { authMode: proc.access.authenticator.mode, metricsEnabled: proc.config.metricsEnabled },
+  );
+  const records = new RecordService(registry, store, { replayed: () => proc.metrics.replay() });
+  return { registry, admin, records };
+}
+
+/**
+ * A catalog that cannot be loaded at start-up leaves the registry empty and the service not ready
+ * (503 on /admin/ready) instead of stopping the process: a refresh recovers without a restart.
+ */
+async function initialLoad(proc: Process, registry: ModelRegistry): Promise<void> {
+  try {
+    const report = await registry.refresh();
+    for (const error of report.errors) proc.logger.warn({ registryError: error }, 'registry: artifact problem');
+    proc.logger.info({ models: report.models_found }, 'registry loaded');
+  } catch (error) {
+    proc.logger.error({ reason: (error as Error).message }, 'registry: catalog could not be loaded; not ready until a refresh succeeds');
+  }
+}
+
+/** A listener's port once it listens (port 0 picks one then); undefined if this process has none. */
+function boundPort(proc: Process, listener: string): number | undefined {
+  return (proc.listeners[listener]?.address() as AddressInfo | null)?.port;
+}
+
+function observer(proc: Process) {
+  return (error: unknown) => proc.logger.error({ err: error }, 'resolver failed unexpectedly');
+}
+
+/** `app`: an express app, or a facade's bare request listener (`FacadeApp`). */
+function listen(proc: Process, name: string, port: number, app: { listen(port: number, host: string): Server }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, proc.config.http.host);
+    server.once('listening', () => {
+      proc.listeners[name] = server;
+      resolve();
+    });
+    server.once('error', (error) => reject(new Error(`${name}: cannot listen on ${proc.config.http.host}:${port}: ${(error as NodeJS.ErrnoException).code}`)));
+  });
+}
+
+/**
+ * Stops without losing an answered write (SIGTERM, tests): every listener stops accepting and lets
+ * its requests in flight finish within SHUTDOWN_GRACE_MS; the core facade goes last, because the
+ * indicator service's computations in flight validate through it (by default this very process).
+ * Then the gateway, and the store last of all (the closers, in reverse order of creation).
+ */
+async function stopAll(proc: Process): Promise<void> {
+  const deadline = Date.now() + proc.config.http.shutdownGraceMs;
+  const { core, ...dependents } = proc.listeners;
+  await drain(Object.values(dependents), deadline);
+  if (core) await drain([core], deadline);
+  for (const close of proc.closers.reverse()) await close().catch(() => undefined);
+  proc.closers = [];
+}

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '../../../../kernel/errors.js';
+import type { ModelRegistry } from '../registry/model-registry.js';
+import type { JsonValue } from '../../store/canonical-json.js';
+import { parseRecordFilter } from '../../store/record-filter.js';
+import {
+  type Grantee,
+  type ModelVersion,
+  type NewRecord,
+  type Principal,
+  type RecordStore,
+  type StoredRecord,
+  idempotencyScope,
+  requestFingerprint,
+} from '../../store/record-store.js';
+
+/** Told when a create is answered with the original record (metrics); the domain does not know who listens. */
+export interface RecordObserver {
+  replayed(): void;
+}
+
+export interface RecordCreation {
+  record: StoredRecord;
+  /** The idempotency key was used before for the same request: `record` is the original. */
+  replayed: boolean;
+}
+
+/** The payload of a core record is a JSON object (doc 01). */
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface Readiness {
+  ready: boolean;
+  reasons: string[];
+}
+
+/**
+ * Records (DECISIONS sections 3 "create"/"query" and 4): the core's validated `:create` and scoped
+ * `:query`, the records backend's store/get/query, and read grants. The caller is already
+ * authorized for the operation (`records.create`, `records.read`, … in kernel/identity, checked
+ * where the request enters); visibility and exactly-once storage are the store's (record-store.ts).
+ */
+export class RecordService {
+  constructor(
+    private readonly registry: Pick<ModelRegistry, 'get' | 'validate'>,
+    private readonly store: RecordStore,
+    private readonly observer?: RecordObserver,
+  ) {}
+
+  /**
+   * Core `:create`: the payload must pass the model version's validators (nothing is stored
+   * otherwise); the record id is `payload.id` when it is a non-empty string, else a new UUID.
+   */
+  async create(caller: Principal, target: ModelVersion, payload: JsonObject, idempotencyKey: string | undefined): Promise<RecordCreation> {
+    const key = requiredKey(idempotencyKey);
+    const report = await this.registry.validate(target.model, target.version, payload);
+    if (!report.passed) {
+      throw new DomainError('VALIDATION_FAILED', `the payload does not pass the validators of model ${target.model} version ${target.version}`, report);
+    }
+    const record = { id: recordIdOf(payload), ...target, payload };
+    return this.save(caller, record, key, requestFingerprint(target.model, target.version, payload));
+  }
+
+  /**
+   * The records backend's `POST /records`: the caller names the id, the payload is any JSON value,
+   * and no model is consulted. The id is part of the request, so it joins the fingerprint: the same
+   * key with another id is a conflict, not a replay of the first id. (The array wrapper never equals
+   * a core payload, which is an object, so the two kinds of request cannot pass for each other.)
+   */
+  async storeRecord(caller: Principal, record: NewRecord, idempotencyKey: string | undefined): Promise<RecordCreation> {
+    const key = requiredKey(idempotencyKey);
+    if (record.id === '') throw new DomainError('BAD_REQUEST', 'the record id must not be empty', { field: 'id' });
+    return this.save(caller, record, key, requestFingerprint(record.model, record.version, [record.id, record.payload]));
+  }
+
+  /** A record the caller may read; RECORD_NOT_FOUND when it does not exist or is not visible. */
+  async get(caller: Principal, id: string): Promise<StoredRecord> {
+    const record = await this.find(caller, id);
+    if (record === null) throw new DomainError('RECORD_NOT_FOUND', `record ${id} not found`, { id });
+    return record;
+  }
+
+  /** Like `get`, with null for a record that is missing or not visible (federation entity lookups). */
+  async find(caller: Principal, id: string): Promise<StoredRecord | null> {
+    return this.store.getRecord(id, caller);
+  }
+
+  /**
+   * The records the caller may read that match the raw filter (400 BAD_REQUEST when malformed). The
+   * core's `:query` names its model version, which must be in the registry, and searches only it;
+   * the records backend names none and searches every record.
+   */
+  async query(caller: Principal, filter: unknown, model?: string | null, version?: string | null): Promise<StoredRecord[]> {
+    const within = this.searchedModelVersion(model ?? null, version ?? null);
+    return this.store.queryRecords(parseRecordFilter(filter), caller, within);
+  }
+
+  /** Lets a subject or a tenant read one of the caller's records; anyone else's is RECORD_NOT_FOUND. */
+  async grantRead(caller: Principal, recordId: string, grantee: GranteeChoice): Promise<void> {
+    await this.store.grantRead(recordId, granteeOf(grantee), caller);
+  }
+
+  async revokeRead(caller: Principal, recordId: string, grantee: GranteeChoice): Promise<void> {
+    await this.store.revokeRead(recordId, granteeOf(grantee), caller);
+  }
+
+  /**
+   * The record's owner, shown to that owner only (null for a reader through a grant): who created a
+   * record is ownership metadata that section 4 never returns on REST. "Owner" is the store's rule:
+   * same subject and, when the caller has a tenant, same tenant.
+   */
+  ownerShownTo(caller: Principal, record: StoredRecord): Principal | null {
+    const { owner } = record;
+    const owns = owner.subject === caller.subject && (caller.tenant === null || owner.tenant === caller.tenant);
+    return owns ? owner : null;
+  }
+
+  /** The records backend's `/ready`: the store answers. */
+  async readiness(): Promise<Readiness> {
+    return this.store.ping().then(
+      () => ({ ready: true, reasons: [] }),
+      () => ({ ready: false, reasons: ['the records store does not answer'] }),
+    );
+  }
+
+  private async save(caller: Principal, record: NewRecord, key: string, fingerprint: string): Promise<RecordCreation> {
+    const result = await this.store.createRecord({ record, owner: caller, idempotency: { scope: idempotencyScope(caller), key, fingerprint } });
+    const replayed = result.outcome === 'replayed';
+    if (replayed) this.observer?.replayed();
+    return { record: result.record, replayed };
+  }
+
+  private searchedModelVersion(model: string | null, version: string | null): ModelVersion | null {
+    if (model === null && version === null) return null;
+    if (model === null || version === null) throw new DomainError('BAD_REQUEST', 'model and version go together: give both or neither');
+    this.registry.get(model, version);
+    return { model, version };
+  }
+}
+
+/** Exactly one of the two. */
+export interface GranteeChoice {
+  subject?: string | null;
+  tenant?: string | null;
+}
+
+function granteeOf({ subject, tenant }: GranteeChoice): Grantee {
+  const named: Grantee[] = [];
+  if (subject !== undefined && subject !== null) named.push({ kind: 'subject', id: subject });
+  if (tenant !== undefined && tenant !== null) named.push({ kind: 'tenant', id: tenant });
+  const [grantee] = named;
+  if (named.length !== 1 || grantee!.id === '') throw new DomainError('BAD_REQUEST', 'name exactly one non-empty grantee: a subject or a tenant');
+  return grantee!;
+}
+
+/** DECISIONS section 3: the key is required; a blank one counts as absent. */
+function requiredKey(key: string | undefined): string {
+  if (key === undefined || key.trim() === '') throw new DomainError('MISSING_IDEMPOTENCY_KEY', 'an Idempotency-Key is required to create a record');
+  return key;
+}
+
+function recordIdOf(payload: JsonObject): string {
+  return typeof payload.id === 'string' && payload.id !== '' ? payload.id : randomUUID();
+}

@@ -1,0 +1,36 @@
+import type { GraphQLSchema } from 'graphql';
+import { buildFederatedSchema, lazyResolvers } from '../../kernel/graphql/federated-schema.js';
+import type { ErrorObserver } from '../../kernel/graphql/graphql-errors.js';
+import type { ModelRegistry } from './domain/registry/model-registry.js';
+import type { AdminService } from './domain/admin/admin-service.js';
+import type { RecordService } from './domain/records/record-service.js';
+import { RegistryResolver, modelVersionGql } from './graphql/registry-resolver.js';
+import { ValidationResolver } from './graphql/validation-resolver.js';
+import { AdminResolver } from './graphql/admin-resolver.js';
+import { RecordResolver } from './graphql/record-resolver.js';
+
+export interface ModelsSubgraphServices {
+  registry: ModelRegistry;
+  admin: AdminService;
+  records: RecordService;
+}
+
+/** The `models` subgraph: registry, artifacts, validation, records and the core's admin probes. */
+export function buildModelsSchema(services: ModelsSubgraphServices, observe: ErrorObserver): Promise<GraphQLSchema> {
+  return buildFederatedSchema(
+    {
+      resolvers: [RegistryResolver, ValidationResolver, AdminResolver, RecordResolver],
+      container: lazyResolvers([
+        [RegistryResolver, () => new RegistryResolver(services.registry)],
+        [ValidationResolver, () => new ValidationResolver(services.registry)],
+        [AdminResolver, () => new AdminResolver(services.admin)],
+        [RecordResolver, () => new RecordResolver(services.records)],
+      ]),
+    },
+    {
+      ModelVersion: (reference) => modelVersionGql(services.registry.get(String(reference.model), String(reference.version))),
+      Record: async (reference, context) => services.records.find(await context.authorize('records.read'), String(reference.id)),
+    },
+    observe,
+  );
+}

@@ -1,0 +1,58 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PrismaLibSql } from '@prisma/adapter-libsql';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { DomainError } from '../../../kernel/errors.js';
+import { SQLITE_BUSY_TIMEOUT_MS, migrate } from './migrator.js';
+import { PrismaRecordStore } from './prisma-record-store.js';
+import type { StoreClient } from './prisma-record-store.js';
+import type { RecordStore } from './record-store.js';
+import { storeFailure } from './store-error.js';
+
+export interface StoreOptions {
+  /** How long an idempotency key is remembered (IDEMPOTENCY_TTL_SECS). */
+  idempotencyTtlSecs?: number;
+}
+
+const DEFAULT_IDEMPOTENCY_TTL_SECS = 86_400;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The records store for DATABASE_URL: `file:<path>` is an embedded SQLite database (its directory is
+ * created), `postgresql://…` or `postgres://…` a PostgreSQL one. Pending migrations are applied
+ * before the store is handed out. Throws STORE_ERROR when the database cannot be reached or
+ * migrated; the message never repeats the URL (it may hold a password).
+ */
+export async function openRecordStore(databaseUrl: string, options: StoreOptions = {}): Promise<RecordStore> {
+  const ttlMs = (options.idempotencyTtlSecs ?? DEFAULT_IDEMPOTENCY_TTL_SECS) * 1000;
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    await migrate('postgresql', databaseUrl);
+    const { PrismaClient } = await import('../../../prisma/generated/postgresql/client.js');
+    const adapter = new PrismaPg({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    return new PrismaRecordStore('postgresql', new PrismaClient({ adapter }), ttlMs);
+  }
+  if (databaseUrl.startsWith('file:')) {
+    const url = `file:${await prepareSqliteFile(databaseUrl)}`;
+    await migrate('sqlite', url);
+    const { PrismaClient } = await import('../../../prisma/generated/sqlite/client.js');
+    // Epoch milliseconds: instants compare as numbers in the translated queries.
+    const adapter = new PrismaLibSql({ url, timeout: SQLITE_BUSY_TIMEOUT_MS }, { timestampFormat: 'unixepoch-ms' });
+    // Same schema, same client shape (see StoreClient).
+    const client = new PrismaClient({ adapter }) as unknown as StoreClient;
+    return new PrismaRecordStore('sqlite', client, ttlMs);
+  }
+  throw new DomainError('STORE_ERROR', 'the records store URL must start with file:, postgresql:// or postgres://');
+}
+
+/** The absolute path of `file:<path>` (relative to the working directory), its directory created. */
+async function prepareSqliteFile(databaseUrl: string): Promise<string> {
+  const location = databaseUrl.slice('file:'.length).replace(/^\/\/(?=\/)/, '').replace(/\?.*$/, '');
+  if (location === '') throw new DomainError('STORE_ERROR', 'the records store URL file: names no file');
+  const file = path.resolve(location);
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+  } catch (error) {
+    throw storeFailure('the records store directory cannot be created', error);
+  }
+  return file;
+}

@@ -1,0 +1,397 @@
+import { canonicalJson } from './canonical-json.js';
+import type { JsonValue } from './canonical-json.js';
+import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from './record-filter.js';
+import type { ModelVersion, Principal } from './record-store.js';
+import { numberPath } from './record-numbers.js';
+
+/**
+ * Turns a parsed RecordFilter into one parameterised SELECT of the ids of the matching records, in
+ * order, run by the database: SQLite's JSON functions or PostgreSQL's jsonb. Every value, field path included, is a bound parameter; the SQL
+ * text holds only fixed fragments. Both dialects implement the same semantics (DECISIONS section 3
+ * "query"), which the store suite checks on both:
+ *
+ * - a payload field is missing when its path does not resolve (a key on an array, an index on an
+ *   object, an index past the end); a present JSON null is not missing;
+ * - `eq` is JSON equality without coercion (1 equals 1.0, "1" does not equal 1, objects equal
+ *   whatever their key order); `ne` is its negation, true for a missing field;
+ * - `contains`: substring when field and value are strings, else some array element equals the value;
+ * - ranges compare number with number, string with string (code point order), instant with instant;
+ * - sort: numbers before strings before booleans before arrays/objects (each type in its own order),
+ *   missing and null values last in either direction, then `created_at, id` so pages are stable.
+ *
+ * On PostgreSQL `eq`, `in` and the array case of `contains` also get a containment test
+ * (`payload @> …`), implied by the exact test, that the jsonb_path_ops GIN index answers. The exact
+ * test stays even where containment alone would be exact (scalars on a path of keys): it lowers the
+ * planner's row estimate, without which an `in` of a few values was planned as a walk of the
+ * created_at index that tests containment on every row (290 ms instead of 10 at 100,000). On both
+ * dialects, ranges on a payload number and the numeric part of a payload sort read the record's
+ * numbers from `record_numbers` (record-numbers.ts, joined once per field), served by its
+ * (path, value) index, so that they never decode a payload to find a number.
+ */
+export type Backend = 'sqlite' | 'postgresql';
+
+export interface SqlStatement {
+  sql: string;
+  values: unknown[];
+}
+
+/** A row of a translated query: the id of a matching record, in order. */
+export interface MatchRow {
+  id: string;
+}
+
+/**
+ * A row of `selectRecords`: the record as the database returns it, its payload as JSON text. Text
+ * because SQLite keeps a payload that is a bare number as a number, which raw results cannot return
+ * as JSON, and because Prisma would otherwise decode, re-encode and decode a jsonb payload.
+ */
+export interface RecordRow {
+  id: string;
+  model: string;
+  version: string;
+  payload: string;
+  created_by_sub: string;
+  tenant_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function translateQuery(
+  backend: Backend,
+  filter: RecordFilter,
+  viewer: Principal,
+  within: ModelVersion | null,
+): SqlStatement {
+  const sql = new SqlWriter(backend);
+  const where = [visibleTo(sql, viewer)];
+  if (within !== null) where.push(`r.model = ${sql.text(within.model)} AND r.version = ${sql.text(within.version)}`);
+  where.push(...filter.where.map((condition) => conditionSql(sql, condition)));
+  const order = [...filter.sort.flatMap((key) => sortSql(sql, key, filter.where)), 'r.created_at ASC', `${sql.collated('r.id')} ASC`];
+  const text =
+    `SELECT r.id FROM records r${sql.joins.join('')}` +
+    ` WHERE ${where.map((clause) => `(${clause})`).join(' AND ')}` +
+    ` ORDER BY ${order.join(', ')}` +
+    ` LIMIT ${sql.integer(filter.limit)} OFFSET ${sql.integer(filter.offset)}`;
+  return { sql: text, values: sql.values };
+}
+
+/**
+ * The records of a page of ids (in no particular order). Apart from translateQuery because PostgreSQL
+ * computes a SELECT list before sorting: selected there, every payload of a match would be decoded
+ * and rendered as text, not only those of the page (300 instead of 100 for an `in` of 3 values).
+ */
+export function selectRecords(backend: Backend, ids: string[]): SqlStatement {
+  const sql = new SqlWriter(backend);
+  const payload = backend === 'postgresql' ? 'r.payload::text' : SQLITE_DOCUMENT;
+  const text =
+    `SELECT r.id, r.model, r.version, ${payload} AS payload, r.created_by_sub, r.tenant_id, r.created_at, r.updated_at` +
+    ` FROM records r WHERE r.id IN (${ids.map((id) => sql.text(id)).join(', ')})`;
+  return { sql: text, values: sql.values };
+}
+
+/** DECISIONS section 4: the owner (within the caller's tenant, if any), or a grant to the caller. */
+function visibleTo(sql: SqlWriter, viewer: Principal): string {
+  const subject = sql.text(viewer.subject);
+  const tenant = viewer.tenant === null ? null : sql.text(viewer.tenant);
+  const owner = tenant === null ? `r.created_by_sub = ${subject}` : `r.created_by_sub = ${subject} AND r.tenant_id = ${tenant}`;
+  const grantees = [`(g.grantee_kind = 'subject' AND g.grantee = ${subject})`];
+  if (tenant !== null) grantees.push(`(g.grantee_kind = 'tenant' AND g.grantee = ${tenant})`);
+  return `(${owner}) OR EXISTS (SELECT 1 FROM record_grants g WHERE g.record_id = r.id AND (${grantees.join(' OR ')}))`;
+}
+
+function conditionSql(sql: SqlWriter, condition: Condition): string {
+  switch (condition.field.kind) {
+    case 'text':
+      return textCondition(sql, `r.${condition.field.column}`, condition);
+    case 'timestamp':
+      return timestampCondition(sql, `r.${condition.field.column}`, condition);
+    case 'payload':
+      if (isNumberRange(condition)) return numberRange(sql, condition.field.path, condition);
+      return sql.backend === 'postgresql'
+        ? postgresPayloadCondition(sql, condition.field.path, condition)
+        : sqlitePayloadCondition(sql, condition.field.path, condition);
+  }
+}
+
+/** id, model, version: strings, never missing; a value of another type matches nothing. */
+function textCondition(sql: SqlWriter, column: string, condition: Condition): string {
+  const isText = (value: unknown): value is string => typeof value === 'string';
+  switch (condition.op) {
+    case 'eq':
+      return isText(condition.value) ? `${column} = ${sql.text(condition.value)}` : 'FALSE';
+    case 'ne':
+      return isText(condition.value) ? `${column} <> ${sql.text(condition.value)}` : 'TRUE';
+    case 'in': {
+      const texts = condition.values.filter(isText);
+      return texts.length > 0 ? `${column} IN (${texts.map((value) => sql.text(value)).join(', ')})` : 'FALSE';
+    }
+    case 'contains':
+      return isText(condition.value) ? sql.substring(column, sql.text(condition.value)) : 'FALSE';
+    case 'exists':
+      return condition.value ? 'TRUE' : 'FALSE';
+    default:
+      return isText(condition.value)
+        ? `${sql.collated(column)} ${COMPARATORS[condition.op]} ${sql.text(condition.value)}`
+        : 'FALSE';
+  }
+}
+
+/** created_at, updated_at: never missing; operands are ISO instants (record-filter.ts). */
+function timestampCondition(sql: SqlWriter, column: string, condition: Condition): string {
+  switch (condition.op) {
+    case 'eq':
+      return `${column} = ${sql.instant(condition.value as string)}`;
+    case 'ne':
+      return `${column} <> ${sql.instant(condition.value as string)}`;
+    case 'in':
+      return `${column} IN (${condition.values.map((value) => sql.instant(value as string)).join(', ')})`;
+    case 'exists':
+      return condition.value ? 'TRUE' : 'FALSE';
+    case 'contains':
+      throw new Error('contains on a timestamp is rejected by parseRecordFilter');
+    default:
+      return `${column} ${COMPARATORS[condition.op]} ${sql.instant(condition.value as string)}`;
+  }
+}
+
+const COMPARATORS: Record<RangeOperator, string> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+// PostgreSQL ------------------------------------------------------------------------------------
+
+/** `->` with a text key yields NULL on an array and with an integer index NULL on an object. */
+function postgresValue(sql: SqlWriter, path: PathSegment[]): string {
+  return path.reduce<string>(
+    (expression, segment) =>
+      `${expression} -> ${typeof segment === 'number' ? sql.param(segment, '::int') : sql.text(segment)}`,
+    'r.payload',
+  );
+}
+
+function postgresPayloadCondition(sql: SqlWriter, path: PathSegment[], condition: Condition): string {
+  const value = postgresValue(sql, path);
+  const type = `jsonb_typeof(${value})`;
+  switch (condition.op) {
+    case 'eq':
+      return `${containing(sql, path, condition.value)} AND ${value} = ${sql.json(condition.value)}`;
+    case 'ne':
+      return `NOT COALESCE(${value} = ${sql.json(condition.value)}, FALSE)`;
+    case 'in': {
+      const prefilter = condition.values.map((item) => containing(sql, path, item)).join(' OR ');
+      return `(${prefilter}) AND ${value} IN (${condition.values.map((item) => sql.json(item)).join(', ')})`;
+    }
+    case 'contains': {
+      const element = `EXISTS (SELECT 1 FROM jsonb_array_elements(${value}) AS element(value) WHERE element.value = ${sql.json(condition.value)})`;
+      if (typeof condition.value !== 'string') {
+        return `${containing(sql, path, [condition.value])} AND CASE WHEN ${type} = 'array' THEN ${element} ELSE FALSE END`;
+      }
+      const substring = sql.substring(`(${value} #>> '{}')`, sql.text(condition.value));
+      return `CASE ${type} WHEN 'string' THEN ${substring} WHEN 'array' THEN ${element} ELSE FALSE END`;
+    }
+    case 'exists':
+      return condition.value ? `${value} IS NOT NULL` : `${value} IS NULL`;
+    default: // a string range (numbers: numberRange)
+      return `CASE WHEN ${type} = 'string' THEN (${value} #>> '{}') COLLATE "C" ${COMPARATORS[condition.op]} ${sql.text(condition.value as string)} ELSE FALSE END`;
+  }
+}
+
+/** `payload @> {"a":[{"b":value}]}` for path a[0].b: true whenever the field equals `value`. */
+function containing(sql: SqlWriter, path: PathSegment[], value: JsonValue): string {
+  const document = path.reduceRight<JsonValue>(
+    (inner, segment) => (typeof segment === 'number' ? [inner] : { [segment]: inner }),
+    value,
+  );
+  return `r.payload @> ${sql.json(document)}`;
+}
+
+function postgresSortKeys(sql: SqlWriter, path: PathSegment[]): JsonSortKeys {
+  const value = postgresValue(sql, path);
+  const type = `jsonb_typeof(${value})`;
+  return {
+    missing: `(${value} IS NULL OR ${type} = 'null')`,
+    rank: `CASE ${type} WHEN 'number' THEN 0 WHEN 'string' THEN 1 WHEN 'boolean' THEN 2 ELSE 3 END`,
+    text: `CASE WHEN ${type} = 'string' THEN ${value} #>> '{}' END`,
+    boolean: `CASE WHEN ${type} = 'boolean' THEN (${value})::boolean END`,
+  };
+}
+
+// SQLite ----------------------------------------------------------------------------------------
+
+/**
+ * The payload as JSON text. The column's declared type (JSONB) has numeric affinity, so SQLite keeps
+ * a payload that is a bare number as a number, on which the JSON functions fail; every path has a
+ * key, so such a payload never has the field anyway.
+ */
+const SQLITE_DOCUMENT = 'CAST(r.payload AS TEXT)';
+
+/** `$."a"[0]."b"`: keys are [A-Za-z0-9_-] (record-filter.ts), so quoting them is enough. */
+function sqlitePath(path: PathSegment[]): string {
+  return path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : `${text}."${segment}"`), '$');
+}
+
+function sqlitePayloadCondition(sql: SqlWriter, path: PathSegment[], condition: Condition): string {
+  const jsonPath = sql.text(sqlitePath(path));
+  const type = `json_type(${SQLITE_DOCUMENT}, ${jsonPath})`;
+  const value = `json_extract(${SQLITE_DOCUMENT}, ${jsonPath})`;
+  switch (condition.op) {
+    case 'eq':
+      return sqliteEquals(sql, type, value, condition.value);
+    case 'ne':
+      return `NOT COALESCE(${sqliteEquals(sql, type, value, condition.value)}, FALSE)`;
+    case 'in':
+      return condition.values.map((item) => sqliteEquals(sql, type, value, item)).join(' OR ');
+    case 'contains': {
+      const element = `(${type} = 'array' AND EXISTS (SELECT 1 FROM json_each(${SQLITE_DOCUMENT}, ${jsonPath}) AS element WHERE ${sqliteEquals(sql, 'element.type', 'element.value', condition.value)}))`;
+      if (typeof condition.value !== 'string') return element;
+      return `(${type} = 'text' AND ${sql.substring(value, sql.text(condition.value))}) OR ${element}`;
+    }
+    case 'exists':
+      return condition.value ? `${type} IS NOT NULL` : `${type} IS NULL`;
+    default: // a string range (numbers: numberRange)
+      return `${type} = 'text' AND ${value} ${COMPARATORS[condition.op]} ${sql.text(condition.value as string)}`;
+  }
+}
+
+/**
+ * JSON equality from json_type/json_extract (or json_each's type/value): booleans come out as 1/0
+ * and must be told apart by type; objects and arrays come out as their stored text, which is
+ * canonical JSON (canonical-json.ts), so equal values have equal texts.
+ */
+function sqliteEquals(sql: SqlWriter, type: string, value: string, expected: JsonValue): string {
+  if (expected === null) return `(${type} = 'null')`;
+  if (typeof expected === 'boolean') return `(${type} = '${expected}')`;
+  if (typeof expected === 'number') return `(${type} IN ('integer', 'real') AND ${value} = ${sql.param(expected)})`;
+  if (typeof expected === 'string') return `(${type} = 'text' AND ${value} = ${sql.text(expected)})`;
+  const kind = Array.isArray(expected) ? 'array' : 'object';
+  return `(${type} = '${kind}' AND ${value} = ${sql.text(canonicalJson(expected))})`;
+}
+
+function sqliteSortKeys(sql: SqlWriter, path: PathSegment[]): JsonSortKeys {
+  const jsonPath = sql.text(sqlitePath(path));
+  const type = `json_type(${SQLITE_DOCUMENT}, ${jsonPath})`;
+  const value = `json_extract(${SQLITE_DOCUMENT}, ${jsonPath})`;
+  return {
+    missing: `(${type} IS NULL OR ${type} = 'null')`,
+    rank: `CASE ${type} WHEN 'integer' THEN 0 WHEN 'real' THEN 0 WHEN 'text' THEN 1 WHEN 'true' THEN 2 WHEN 'false' THEN 2 ELSE 3 END`,
+    text: `CASE WHEN ${type} = 'text' THEN ${value} END`,
+    boolean: `CASE ${type} WHEN 'false' THEN 0 WHEN 'true' THEN 1 END`,
+  };
+}
+
+// Both ------------------------------------------------------------------------------------------
+
+/** A payload field's sort keys read from the payload (without direction): see payloadSort. */
+interface JsonSortKeys {
+  /** True when the field is missing or null: those rows go last in either direction. */
+  missing: string;
+  /** Numbers, strings, booleans, then arrays and objects. */
+  rank: string;
+  text: string;
+  boolean: string;
+}
+
+type NumberRange = { op: RangeOperator; value: number };
+
+function isNumberRange(condition: Condition): condition is Condition & NumberRange {
+  return condition.op in COMPARATORS && typeof (condition as { value?: unknown }).value === 'number';
+}
+
+/** A range on a payload number: the field's row in record_numbers (absent unless it is a number). */
+function numberRange(sql: SqlWriter, path: PathSegment[], { op, value }: NumberRange): string {
+  return `${sql.numbers(path)}.value ${COMPARATORS[op]} ${sql.param(value, '::float8')}`;
+}
+
+/**
+ * A payload field's sort keys. Its number comes from record_numbers and the payload is read only
+ * for rows whose field is not a number (CASE stops at its first true branch), so sorting numbers
+ * decodes no payload. When a range condition keeps numbers only, the value alone orders them, and
+ * the (path, value) index can hand rows over already in order.
+ */
+function payloadSort(sql: SqlWriter, path: PathSegment[], direction: string, where: Condition[]): string[] {
+  const number = `${sql.numbers(path)}.value`;
+  if (where.some((condition) => keepsNumbersOnly(condition, path))) return [`${number} ${direction}`];
+  const json = sql.backend === 'postgresql' ? postgresSortKeys(sql, path) : sqliteSortKeys(sql, path);
+  const unlessNumber = (expression: string, whenNumber: string) => `CASE WHEN ${number} IS NOT NULL THEN ${whenNumber} ELSE ${expression} END`;
+  return [
+    `${unlessNumber(json.missing, 'FALSE')} ASC`,
+    `${unlessNumber(json.rank, '0')} ${direction}`,
+    `${number} ${direction}`,
+    `${sql.collated(unlessNumber(json.text, 'NULL'))} ${direction}`,
+    `${unlessNumber(json.boolean, 'NULL')} ${direction}`,
+  ];
+}
+
+function keepsNumbersOnly(condition: Condition, path: PathSegment[]): boolean {
+  return condition.field.kind === 'payload' && isNumberRange(condition) && numberPath(condition.field.path) === numberPath(path);
+}
+
+function sortSql(sql: SqlWriter, key: SortKey, where: Condition[]): string[] {
+  const direction = key.direction === 'asc' ? 'ASC' : 'DESC';
+  const field: Field = key.field;
+  switch (field.kind) {
+    case 'text':
+      return [`${sql.collated(`r.${field.column}`)} ${direction}`];
+    case 'timestamp':
+      return [`r.${field.column} ${direction}`];
+    case 'payload':
+      return payloadSort(sql, field.path, direction, where);
+  }
+}
+
+/** Collects bound values and writes the dialect's placeholders, casts and text functions. */
+class SqlWriter {
+  readonly values: unknown[] = [];
+  /** `LEFT JOIN record_numbers …`, one per payload field whose numbers the query reads. */
+  readonly joins: string[] = [];
+  private readonly numberAliases = new Map<string, string>();
+
+  constructor(readonly backend: Backend) {}
+
+  /**
+   * A bound value, numbered so that a placeholder may appear more than once (`$1` on PostgreSQL,
+   * with the cast that fixes its type, `?1` on SQLite).
+   */
+  param(value: unknown, postgresCast = ''): string {
+    this.values.push(value);
+    return this.backend === 'postgresql' ? `$${this.values.length}${postgresCast}` : `?${this.values.length}`;
+  }
+
+  text(value: string): string {
+    return this.param(value, '::text');
+  }
+
+  /** SQLite wants LIMIT/OFFSET integers, and a JS number may reach it as a REAL. */
+  integer(value: number): string {
+    const placeholder = this.param(value, '::bigint');
+    return this.backend === 'postgresql' ? placeholder : `CAST(${placeholder} AS INTEGER)`;
+  }
+
+  json(value: JsonValue): string {
+    return this.param(JSON.stringify(value), '::jsonb');
+  }
+
+  /** SQLite keeps timestamps as epoch milliseconds, PostgreSQL as timestamptz. */
+  instant(iso: string): string {
+    return this.backend === 'postgresql' ? this.param(iso, '::timestamptz') : this.param(Date.parse(iso));
+  }
+
+  /** Code point order: SQLite's default BINARY collation; PostgreSQL's database collation may differ. */
+  collated(expression: string): string {
+    return this.backend === 'postgresql' ? `${expression} COLLATE "C"` : expression;
+  }
+
+  /** The alias of the record_numbers row of one payload field, joined on first use. */
+  numbers(path: PathSegment[]): string {
+    const field = numberPath(path);
+    let alias = this.numberAliases.get(field);
+    if (alias === undefined) {
+      alias = `n${this.numberAliases.size + 1}`;
+      this.numberAliases.set(field, alias);
+      this.joins.push(` LEFT JOIN record_numbers ${alias} ON ${alias}.record_id = r.id AND ${alias}.path = ${this.text(field)}`);
+    }
+    return alias;
+  }
+
+  substring(haystack: string, needle: string): string {
+    return this.backend === 'postgresql' ? `strpos(${haystack}, ${needle}) > 0` : `instr(${haystack}, ${needle}) > 0`;
+  }
+}

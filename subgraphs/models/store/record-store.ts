@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import type { JsonValue } from './canonical-json.js';
+import type { RecordFilter } from './record-filter.js';
+
+/**
+ * The records store as the domain sees it (DECISIONS sections 3 and 4). One implementation,
+ * prisma-record-store.ts, serves SQLite and PostgreSQL with the same behaviour; openRecordStore
+ * (open-store.ts) picks the backend from DATABASE_URL. Failures of the database are DomainError
+ * STORE_ERROR, whose message never carries SQL or driver text.
+ */
+export interface RecordStore {
+  readonly backend: 'sqlite' | 'postgresql';
+  /** Resolves when the database answers; otherwise throws STORE_ERROR. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /**
+   * Stores a record exactly once per idempotency key, also under concurrency and across processes.
+   * Throws IDEMPOTENCY_CONFLICT when the key was used with another fingerprint, RECORD_CONFLICT when
+   * the id exists under another key; nothing is stored then, and the key stays free.
+   */
+  createRecord(request: CreateRecordRequest): Promise<CreateRecordResult>;
+  /** The record when it exists and `viewer` may read it (section 4), else null. */
+  getRecord(id: string, viewer: Principal): Promise<StoredRecord | null>;
+  /** The records `viewer` may read that match the filter; `within` limits them to one model version. */
+  queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]>;
+  /** Lets a subject or a tenant read a record; only its owner may. Throws RECORD_NOT_FOUND otherwise. */
+  grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void>;
+  /** Withdraws a grant (no-op when absent); only the owner may. Throws RECORD_NOT_FOUND otherwise. */
+  revokeRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void>;
+}
+
+/** Who acts: the authenticated subject and tenant (kernel/identity's Identity satisfies it). */
+export interface Principal {
+  subject: string;
+  tenant: string | null;
+}
+
+export interface ModelVersion {
+  model: string;
+  version: string;
+}
+
+export interface NewRecord extends ModelVersion {
+  id: string;
+  payload: JsonValue;
+}
+
+export interface StoredRecord extends NewRecord {
+  /** ISO 8601 UTC with milliseconds. */
+  createdAt: string;
+  updatedAt: string;
+  /** Who created it (section 4's ownership metadata); never part of a REST record. */
+  owner: Principal;
+}
+
+export interface IdempotencyClaim {
+  /** idempotencyScope(caller). */
+  scope: string;
+  /** The Idempotency-Key header. */
+  key: string;
+  /** requestFingerprint(model, version, payload). */
+  fingerprint: string;
+}
+
+export interface CreateRecordRequest {
+  record: NewRecord;
+  owner: Principal;
+  idempotency: IdempotencyClaim;
+}
+
+/** `replayed`: the key was used before with the same fingerprint; `record` is the original. */
+export interface CreateRecordResult {
+  outcome: 'created' | 'replayed';
+  record: StoredRecord;
+}
+
+export type Grantee = { kind: 'subject' | 'tenant'; id: string };
+
+/** Keys are scoped to the caller: subject and tenant, unambiguously joined. */
+export function idempotencyScope(caller: Principal): string {
+  return JSON.stringify([caller.subject, caller.tenant]);
+}
+
+/** Model, version and payload, key order ignored: a retry of the same request has the same one. */
+export function requestFingerprint(model: string, version: string, payload: JsonValue): string {
+  return createHash('sha256').update(canonicalJson([model, version, payload])).digest('hex');
+}

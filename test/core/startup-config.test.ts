@@ -1,0 +1,32 @@
+import { spawnSync } from 'node:child_process';
+import { projectPath } from '../../kernel/project.js';
+
+/** Runs the built entry point the way a deployment does (`npm run serve`), with only this environment. */
+function serve(env: Record<string, string>) {
+  return spawnSync(process.execPath, [projectPath('dist', 'server', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 20000,
+  });
+}
+
+const base = { AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', REGISTRY_CATALOG_JSON: '[]', CORE_PORT: '0', GATEWAY_PORT: '0' };
+
+describe('a bad configuration fails startup with one line naming the variable, exit 1', () => {
+  test.each([
+    ['CORE_PORT', { CORE_PORT: 'eighty' }],
+    ['SERVER_REQUEST_MAX_BYTES', { SERVER_REQUEST_MAX_BYTES: '-5' }],
+    ['AUTH_MODE', { AUTH_MODE: 'magic' }],
+    ['AUTH_ALLOW_INSECURE_NONE', { AUTH_ALLOW_INSECURE_NONE: 'yes' }],
+    ['AUTH_JWKS_URL', { AUTH_MODE: 'jwt_jwks' }],
+    ['REGISTRY_CATALOG_JSON', { REGISTRY_CATALOG_FILE: '/tmp/catalog.json' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['METRICS_ENABLED', { METRICS_ENABLED: '1' }],
+  ])('%s', (variable, override) => {
+    const result = serve({ ...base, ...override });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+  });
+});

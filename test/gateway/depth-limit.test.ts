@@ -1,0 +1,38 @@
+import { depthLimit, operationDepth } from '../../gateway/plugins/depth-limit.js';
+import { operationOf, runWith } from './limit-harness.js';
+
+describe('operation depth (GRAPHQL_MAX_DEPTH)', () => {
+  test.each([
+    ['{ parts { id } }', 2],
+    ['{ part(id: 1) { parts { parts { maker { name } } } } }', 5],
+    ['{ a: part(id: 1) { id } b: parts { parts { id } } }', 3],
+    // Fragments, inline or named, add no level of their own.
+    ['{ node(id: 1) { ... on Part { parts { id } } } }', 3],
+    ['{ parts { ...Deep } } fragment Deep on Part { parts { ...Name } } fragment Name on Part { name }', 3],
+    // Introspection is answered by the gateway from its schema: a leaf here.
+    ['{ __schema { types { fields { name } } } }', 1],
+    ['{ parts { __typename } }', 2],
+  ])('%s has depth %d', (query, depth) => {
+    expect(operationDepth(operationOf(query))).toBe(depth);
+  });
+
+  test('a fragment spread many times over is measured once per fragment', () => {
+    const chain = Array.from({ length: 40 }, (_, i) => `fragment F${i} on Part { parts { ...F${i + 1} ...F${i + 1} } }`).join('\n');
+    const started = Date.now();
+    expect(operationDepth(operationOf(`{ parts { ...F0 } } ${chain} fragment F40 on Part { id }`))).toBe(42);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  test('an operation deeper than the limit is refused with QUERY_TOO_DEEP (400) and the figures', async () => {
+    const { status, errors } = await runWith(depthLimit(3), '{ part(id: 1) { parts { parts { id } } } }');
+    expect(status).toBe(400);
+    expect(errors).toEqual([
+      expect.objectContaining({ message: 'operation depth 4 exceeds the limit of 3', extensions: expect.objectContaining({ code: 'QUERY_TOO_DEEP', details: { limit: 3, actual: 4 } }) }),
+    ]);
+  });
+
+  test('an operation at the limit runs', async () => {
+    const { errors } = await runWith(depthLimit(3), '{ part(id: 1) { parts { id } } }');
+    expect(errors).toBeUndefined();
+  });
+});

@@ -1,0 +1,80 @@
+import { readSystemConfig } from '../../server/config.js';
+import { maskError } from '../../gateway/graphql-endpoint.js';
+import type { ArtifactHost } from '../support/artifact-host.js';
+import { miniModelHost } from '../support/mini-model.js';
+import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+
+let host: ArtifactHost;
+let sut: TestSystem;
+beforeAll(async () => {
+  const mini = await miniModelHost();
+  host = mini.host;
+  sut = await startTestSystem({
+    ...mini.env,
+    ...NO_AUTH,
+    GRAPHQL_MAX_DEPTH: '3',
+    GRAPHQL_MAX_ALIASES: '2',
+    GRAPHQL_MAX_COST: '50',
+    SERVER_REQUEST_MAX_BYTES: '4096',
+  });
+});
+afterAll(async () => {
+  await sut?.stop();
+  await host?.stop();
+});
+
+const graphql = (body: unknown) => call(sut.url('gateway'), 'POST', '/graphql', { body });
+
+describe('operation limits at the gateway endpoint, each with its own code', () => {
+  test.each([
+    ['{ modelVersion(model: "mini", version: "1.0") { indicatorSpecifications { parameters { id } } } }', 'QUERY_TOO_DEEP', { limit: 3, actual: 4 }],
+    ['{ a: modelsCount b: modelsCount c: modelsCount }', 'TOO_MANY_ALIASES', { limit: 2, actual: 3 }],
+    ['{ models { indicatorSpecifications { id } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 110 }],
+  ])('%s → %s (400)', async (query, code, details) => {
+    const answer = await graphql({ query });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({ errors: [{ message: expect.stringContaining(`exceeds the limit of ${details.limit}`), extensions: { code, details } }] });
+  });
+
+  test('an operation within every limit runs', async () => {
+    const answer = await graphql({ query: '{ a: modelsCount b: modelsCount models { model } }' });
+    expect(answer.json).toEqual({ data: { a: 1, b: 1, models: [{ model: 'mini' }] } });
+  });
+
+  test('maskError keeps the three codes and their details', () => {
+    for (const code of ['QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'QUERY_TOO_COMPLEX']) {
+      expect(maskError({ message: 'over', extensions: { code, details: { limit: 1, actual: 2 } } })).toEqual({ message: 'over', extensions: { code, details: { limit: 1, actual: 2 } } });
+    }
+  });
+});
+
+describe('unreadable bodies get a GraphQL-shaped JSON error, never a stack trace', () => {
+  test('malformed JSON: 400 BAD_REQUEST', async () => {
+    const answer = await call(sut.url('gateway'), 'POST', '/graphql', { body: '{"query": ' });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({ errors: [{ message: 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
+  });
+
+  test('a body over SERVER_REQUEST_MAX_BYTES: 413 PAYLOAD_TOO_LARGE', async () => {
+    const answer = await graphql({ query: `{ models { model } } # ${'x'.repeat(5000)}` });
+    expect(answer.status).toBe(413);
+    expect(answer.json.errors[0].extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(answer.text).not.toMatch(/node_modules|<html/i);
+  });
+});
+
+describe('GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST', () => {
+  const env = { ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]' };
+
+  test('default to 10, 15 and 50000', () => {
+    expect(readSystemConfig(env).graphqlLimits).toEqual({ maxDepth: 10, maxAliases: 15, maxCost: 50000 });
+  });
+
+  test.each([
+    ['GRAPHQL_MAX_DEPTH', '0'],
+    ['GRAPHQL_MAX_ALIASES', '-1'],
+    ['GRAPHQL_MAX_COST', 'lots'],
+  ])('%s=%s fails startup naming the variable', (variable, value) => {
+    expect(() => readSystemConfig({ ...env, [variable]: value })).toThrow(new RegExp(`^${variable} must be an integer`));
+  });
+});

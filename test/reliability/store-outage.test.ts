@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { ArtifactHost } from '../support/artifact-host.js';
+import { NO_AUTH, type Answer, type TestSystem, startTestSystem } from '../support/system.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
+import { createDatabase, onDatabase, postgresReachable, type TestDatabase } from '../store/support.js';
+import { coreCreate, recordsModelHost, recordsStore } from '../records/support.js';
+
+/**
+ * Issue 8, faults: PostgreSQL stops and starts again twice while a steady stream of creates runs
+ * (core `:create` and records `POST /records`). Every call answers: 200, or its facade's envelope
+ * (502 STORE_ERROR, 503 unavailable). Every 200 is in the database before anyone retries; retrying
+ * every call with its key replays the answered ones and stores each record exactly once.
+ * (test/records/records-outage.test.ts covers one stop, the readiness probes and half-writes.)
+ */
+const describePostgres = (await postgresReachable()) ? describe : describe.skip;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Call {
+  key: string;
+  facade: 'core' | 'records';
+  answer: Answer;
+  phase: string;
+}
+
+describePostgres('PostgreSQL stopped and restarted during a stream of creates', () => {
+  let host: ArtifactHost;
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let sut: TestSystem;
+  const run = randomUUID();
+  const calls: Call[] = [];
+
+  beforeAll(async () => {
+    const models = await recordsModelHost();
+    host = models.host;
+    database = await createDatabase('postgresql');
+    const target = new URL(database.url);
+    proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    const proxied = new URL(database.url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    sut = await startTestSystem({ ...NO_AUTH, ...models.env, DATABASE_URL: proxied.toString() });
+  });
+  afterAll(async () => {
+    await sut?.stop();
+    await proxy?.down();
+    await database?.drop();
+    await host?.stop();
+  });
+
+  const send = (key: string, facade: Call['facade']) =>
+    facade === 'core'
+      ? coreCreate(sut.url('core'), { n: key }, key, {}, '/models/bare/versions/0.1')
+      : recordsStore(sut.url('records'), { id: key, model: 'bare', version: '0.1', payload: { n: key } }, key);
+
+  test('every call answers 200 or its envelope, through two stops and restarts', async () => {
+    // Warm up (first connections, first statements) so the stream starts at its steady pace.
+    for (const facade of ['core', 'records'] as const) expect((await send(`${run}-warm-${facade}`, facade)).status).toBe(200);
+    let phase = 'start';
+    let running = true;
+    const lane = async (lane: number) => {
+      for (let n = 0; running; n++) {
+        const key = `${run}-${lane}-${n}`;
+        const facade = lane === 0 ? 'records' : 'core';
+        const sentIn = phase;
+        calls.push({ key, facade, answer: await send(key, facade), phase: sentIn });
+        await sleep(20);
+      }
+    };
+    const lanes = [0, 1, 2, 3].map(lane);
+    for (const [next, wait] of [['stopped', 600], ['restarted', 900], ['stopped again', 900], ['restarted again', 900]] as const) {
+      await sleep(wait);
+      await (next.startsWith('stopped') ? proxy.down() : proxy.up());
+      phase = next;
+    }
+    await sleep(900);
+    running = false;
+    await Promise.all(lanes);
+
+    const failed = calls.filter((c) => c.answer.status !== 200);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const { facade, answer } of failed) {
+      const expected = facade === 'core' ? { status: 502, code: 'STORE_ERROR' } : { status: 503, code: 'unavailable' };
+      expect({ status: answer.status, code: answer.json?.code, keys: Object.keys(answer.json ?? {}).sort() }).toEqual({ ...expected, keys: ['code', 'details', 'message'] });
+      expect(answer.text).not.toMatch(/postgres|127\.0\.0\.1|SELECT|INSERT|ECONN/i);
+    }
+    // Recovery without a restart: creates succeed again after each restart.
+    for (const phase of ['start', 'restarted', 'restarted again']) {
+      expect({ phase, answered: calls.some((c) => c.phase === phase && c.answer.status === 200) }).toEqual({ phase, answered: true });
+    }
+  });
+
+  test('every call answered 200 is in the database, before anyone retries', async () => {
+    const rows = await onDatabase('postgresql', database.url, `SELECT k.key, k.record_id FROM idempotency_keys k WHERE k.key LIKE '${run}-%'`);
+    const stored = new Map(rows.map((row) => [row.key as string, row.record_id as string]));
+    for (const { key, facade, answer } of calls.filter((c) => c.answer.status === 200)) {
+      expect({ key, stored: stored.get(key) }).toEqual({ key, stored: facade === 'core' ? answer.json.id : key });
+    }
+  });
+
+  test('retrying every call with its key: answered ones replay their record, each record is stored once', async () => {
+    const retry = async ({ key, facade, answer }: Call) => {
+      const retried = await send(key, facade);
+      expect({ key, status: retried.status }).toEqual({ key, status: 200 });
+      if (answer.status === 200) {
+        expect({ key, replayed: retried.headers.get('idempotent-replayed'), body: retried.json }).toEqual({ key, replayed: 'true', body: answer.json });
+      }
+    };
+    for (let i = 0; i < calls.length; i += 8) await Promise.all(calls.slice(i, i + 8).map(retry));
+    const counted = await onDatabase('postgresql', database.url, `SELECT count(*)::int AS records, count(DISTINCT payload->>'n')::int AS distinct_keys FROM records WHERE payload->>'n' LIKE '${run}-%'`);
+    expect(counted).toEqual([{ records: calls.length + 2, distinct_keys: calls.length + 2 }]); // + the two warm-ups
+  });
+});

@@ -1,0 +1,176 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { composeSubgraphs, readCommittedSupergraph } from '../../gateway/compose.js';
+import {
+  type AllowList,
+  type RouteOperation,
+  type SchemaCheckInput,
+  checkSchema,
+  describeReport,
+  exitCodeOf,
+  parseAllowList,
+} from '../../gateway/schema-check.js';
+import { projectPath } from '../../kernel/project.js';
+
+/**
+ * Each failure of `npm run schema:check`, made to happen on modified copies of its inputs: a small
+ * two-subgraph shop instead of our graph, so that the cases do not move when our graph does.
+ */
+const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])';
+
+const catalog = (productFields = 'name: String!\n  legacyCode: String') => ({
+  name: 'catalog',
+  sdl: `${LINK}
+type Query { products: [Product!]! }
+type Product @key(fields: "id") {
+  id: ID!
+  ${productFields}
+}`,
+});
+
+const reviews = (productFields = '') => ({
+  name: 'reviews',
+  sdl: `${LINK}
+type Product @key(fields: "id") {
+  id: ID!
+  reviews: [Review!]!
+  ${productFields}
+}
+type Review { stars: Int! }`,
+});
+
+const ROUTES: RouteOperation[] = [{ name: 'shop GET /products', operation: 'query Products { products { id name reviews { stars } } }' }];
+const NOTHING_ALLOWED: AllowList = { breakingChanges: [] };
+const REMOVAL_ALLOWED: AllowList = {
+  breakingChanges: [{ type: 'FIELD_REMOVED', path: 'Product.legacyCode', reason: 'announced in the 2.0 release notes' }],
+};
+
+function supergraphOf(subgraphs: SchemaCheckInput['subgraphs']): string {
+  const { supergraphSdl, errors } = composeSubgraphs(subgraphs);
+  if (!supergraphSdl) throw new Error(errors.map((e) => e.code).join(', '));
+  return supergraphSdl;
+}
+
+const PUBLISHED = supergraphOf([catalog(), reviews()]);
+const WITHOUT_LEGACY_CODE = [catalog('name: String!'), reviews()];
+
+async function check(input: Partial<SchemaCheckInput>) {
+  const report = await checkSchema({ subgraphs: [catalog(), reviews()], committedSupergraph: PUBLISHED, routes: ROUTES, allowList: NOTHING_ALLOWED, ...input });
+  return { report, exitCode: exitCodeOf(report), output: describeReport(report).join('\n') };
+}
+
+describe('schema:check on modified inputs', () => {
+  test('unchanged subgraphs pass', async () => {
+    const { exitCode, output } = await check({});
+    expect(exitCode).toBe(0);
+    expect(output).toContain('API changes against the baseline: 0');
+    expect(output).toContain('supergraph: up to date');
+  });
+
+  test('a field removed from a subgraph is a breaking change (exit 1)', async () => {
+    const { exitCode, report, output } = await check({ subgraphs: WITHOUT_LEGACY_CODE, committedSupergraph: supergraphOf(WITHOUT_LEGACY_CODE), baselineSupergraph: PUBLISHED });
+    expect(exitCode).toBe(1);
+    expect(report.changes.map((c) => [c.verdict, c.change.type, c.change.path])).toEqual([['breaking', 'FIELD_REMOVED', 'Product.legacyCode']]);
+    expect(output).toContain('BREAKING FIELD_REMOVED Product.legacyCode');
+    expect(report.stale).toBe(false);
+  });
+
+  test('without a baseline the committed supergraph is the baseline: the removal is breaking and the file stale', async () => {
+    const { exitCode, report } = await check({ subgraphs: WITHOUT_LEGACY_CODE });
+    expect(exitCode).toBe(1);
+    expect(report.changes.map((c) => c.verdict)).toEqual(['breaking']);
+    expect(report.stale).toBe(true);
+  });
+
+  test('an allow-listed removal passes', async () => {
+    const { exitCode, report, output } = await check({
+      subgraphs: WITHOUT_LEGACY_CODE,
+      committedSupergraph: supergraphOf(WITHOUT_LEGACY_CODE),
+      baselineSupergraph: PUBLISHED,
+      allowList: REMOVAL_ALLOWED,
+    });
+    expect(exitCode).toBe(0);
+    expect(report.changes.map((c) => c.verdict)).toEqual(['allowed']);
+    expect(output).toContain('ALLOWED FIELD_REMOVED Product.legacyCode');
+  });
+
+  test('an allow-list entry that matches nothing is reported but does not fail', async () => {
+    const { exitCode, output } = await check({ allowList: REMOVAL_ALLOWED });
+    expect(exitCode).toBe(0);
+    expect(output).toContain('allow-list entry FIELD_REMOVED Product.legacyCode matches no change: remove it');
+  });
+
+  test('a route document using a removed field fails, even when the removal is allow-listed', async () => {
+    const { exitCode, report, output } = await check({
+      subgraphs: WITHOUT_LEGACY_CODE,
+      committedSupergraph: supergraphOf(WITHOUT_LEGACY_CODE),
+      baselineSupergraph: PUBLISHED,
+      routes: [...ROUTES, { name: 'shop GET /products/legacy', operation: '{ products { legacyCode } }' }],
+      allowList: REMOVAL_ALLOWED,
+    });
+    expect(exitCode).toBe(1);
+    expect(report.routeErrors).toEqual(['shop GET /products/legacy: Cannot query field "legacyCode" on type "Product".']);
+    expect(output).toContain('routes: FAILED: documents that do not validate against the new API schema\n  shop GET /products/legacy: ');
+  });
+
+  test('a route document that does not parse fails', async () => {
+    const { exitCode, report } = await check({ routes: [{ name: 'shop GET /broken', operation: '{ products { id ' }] });
+    expect(exitCode).toBe(1);
+    expect(report.routeErrors).toEqual([expect.stringMatching(/^shop GET \/broken: Syntax Error/)]);
+  });
+
+  test('subgraphs that do not compose fail with exit 2 and the composition error codes', async () => {
+    const { exitCode, report, output } = await check({ subgraphs: [catalog(), reviews('name: String!')] });
+    expect(exitCode).toBe(2);
+    expect(report.compositionErrors.map((e) => e.code)).toEqual(['INVALID_FIELD_SHARING']);
+    expect(output).toMatch(/^composition of catalog, reviews: FAILED\n {2}INVALID_FIELD_SHARING: /);
+  });
+
+  test('a committed supergraph that is not the new composition is stale: run npm run compose', async () => {
+    const added = [catalog(), reviews('averageStars: Float')];
+    const { exitCode, report, output } = await check({ subgraphs: added });
+    expect(exitCode).toBe(1);
+    expect(report.changes.map((c) => [c.verdict, c.change.type, c.change.path])).toEqual([['safe', 'FIELD_ADDED', 'Product.averageStars']]);
+    expect(output).toContain('supergraph: STALE');
+    expect(output).toContain('run `npm run compose`');
+  });
+
+  test('the allow-list file needs a type, a path and a reason for every entry', () => {
+    expect(parseAllowList('{"breakingChanges": []}')).toEqual(NOTHING_ALLOWED);
+    expect(() => parseAllowList('{"breakingChanges": [{"type": "FIELD_REMOVED", "path": "Product.legacyCode"}]}')).toThrow(/reason/);
+    expect(() => parseAllowList('{}')).toThrow(/breakingChanges/);
+    expect(() => parseAllowList('{"breakingChanges": [null]}')).toThrow(/breakingChanges/);
+  });
+});
+
+describe('schema:check on this repository', () => {
+  // `npm test` builds first; run alone, these tests need `npm run build`.
+  const built = projectPath('dist', 'gateway', 'schema-check.js');
+  const run = (...args: string[]) => promisify(execFile)(process.execPath, [built, ...args], { cwd: projectPath() });
+
+  test('the real command passes on the real tree (exit 0)', async () => {
+    expect(existsSync(built)).toBe(true);
+    const { stdout } = await run();
+    expect(stdout).toContain('composition of models, indicators, impact: ok');
+    expect(stdout).toContain('0 breaking');
+    expect(stdout).toContain('supergraph: up to date');
+  });
+
+  test('against a baseline copy that still has a field the code no longer has: exit 1', async () => {
+    const committed = await readCommittedSupergraph();
+    const published = committed.replace(/^(\s+modelsCount: Int! @join__field\(graph: MODELS\))$/m, '$1\n  retiredCount: Int @join__field(graph: MODELS)');
+    expect(published).not.toBe(committed);
+    const dir = mkdtempSync(path.join(tmpdir(), 'schema-check-'));
+    try {
+      writeFileSync(path.join(dir, 'base.graphql'), published);
+      const failure = await run('--baseline', path.join(dir, 'base.graphql')).then(() => null, (error: { code: number; stdout: string }) => error);
+      expect(failure?.code).toBe(1);
+      expect(failure?.stdout).toContain('BREAKING FIELD_REMOVED Query.retiredCount');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import { JwksServer } from '../support/jwks-server.js';
+import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
+import { bearer } from '../support/edges.js';
+import { type Answer, type TestSystem, call, startTestSystem } from '../support/system.js';
+
+/**
+ * Issue 8, hostile input: operations built to exhaust the gateway, with the production defaults
+ * (GRAPHQL_MAX_DEPTH 10, GRAPHQL_MAX_ALIASES 15, GRAPHQL_MAX_COST 50000) and an authenticated caller.
+ * Each is refused with its code before any subgraph runs, quickly, and the gateway keeps serving.
+ * (test/gateway/ proves each limit with small figures; these are the attacks.)
+ */
+let idp: JwksServer;
+let sut: TestSystem;
+let token: string;
+
+beforeAll(async () => {
+  idp = await JwksServer.start();
+  token = await idp.sign({ scope: 'records:read' });
+  // Introspection on: its nesting is the deepest the schema allows, which an attacker would use.
+  sut = await startTestSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), GRAPHQL_INTROSPECTION: 'true' });
+});
+afterAll(async () => {
+  await sut?.stop();
+  await idp?.close();
+});
+
+const graphql = (body: unknown) => call(sut.url('gateway'), 'POST', '/graphql', { body, headers: bearer(token) });
+
+async function expectRefused(query: string, code: string): Promise<void> {
+  const started = Date.now();
+  const answer: Answer = await graphql({ query });
+  expect({ status: answer.status, codes: answer.json?.errors?.map((e: { extensions: { code: string } }) => e.extensions.code) }).toEqual({ status: 400, codes: [code] });
+  expect(answer.json.data).toBeUndefined();
+  expect(Date.now() - started).toBeLessThan(2000);
+}
+
+const QUESTIONNAIRE = 'modelVersion(model: "re-indicators-specification", version: "0.0.4") { indicatorSpecifications { id parameters { id questions { id answers { id } } } } }';
+
+test('the deepest legitimate operation (the questionnaire) runs under the defaults', async () => {
+  const answer = await graphql({ query: `{ ${QUESTIONNAIRE} }` });
+  expect(answer.status).toBe(200);
+  expect(answer.json.errors).toBeUndefined();
+  expect(answer.json.data.modelVersion.indicatorSpecifications.length).toBeGreaterThan(0);
+});
+
+test('introspection recursing through types and fields (response size grows with each level): refused', async () => {
+  const recursive = Array.from({ length: 6 }).reduce<string>((inner) => `fields { name type { name ${inner} } }`, 'name');
+  // Introspection fields are leaves for QUERY_TOO_DEEP; graphql-js's introspection depth rule stops this.
+  await expectRefused(`{ __schema { types { ${recursive} } } }`, 'GRAPHQL_VALIDATION_FAILED');
+});
+
+test('an ofType chain 30 levels deep (bounded by the type system) is answered small and at once', async () => {
+  const nested = Array.from({ length: 30 }).reduce<string>((inner) => `ofType { name ${inner} }`, 'name');
+  const started = Date.now();
+  const answer = await graphql({ query: `{ __schema { types { fields { type { ${nested} } } } } }` });
+  expect(answer.status).toBe(200);
+  expect(answer.text.length).toBeLessThan(2_000_000);
+  expect(Date.now() - started).toBeLessThan(2000);
+});
+
+test('10,000 aliases of one field: TOO_MANY_ALIASES', async () => {
+  await expectRefused(`{ ${Array.from({ length: 10_000 }, (_, i) => `a${i}: modelsCount`).join(' ')} }`, 'TOO_MANY_ALIASES');
+});
+
+test('the questionnaire under the allowed 15 aliases multiplies its cost: QUERY_TOO_COMPLEX', async () => {
+  await expectRefused(`{ ${Array.from({ length: 15 }, (_, i) => `q${i}: ${QUESTIONNAIRE}`).join(' ')} }`, 'QUERY_TOO_COMPLEX');
+});
+
+test('a fragment bomb (each fragment spreading the previous twice, 2^40 fields): refused at once', async () => {
+  const fragments = ['fragment F0 on Query { models { model version } }'];
+  for (let i = 1; i <= 40; i++) fragments.push(`fragment F${i} on Query { ...F${i - 1} ...F${i - 1} }`);
+  await expectRefused(`{ ...F40 } ${fragments.join(' ')}`, 'QUERY_TOO_COMPLEX');
+});
+
+test('a batch of operations in one request is not run', async () => {
+  const answer = await graphql(Array.from({ length: 100 }, () => ({ query: `{ ${QUESTIONNAIRE} }` })));
+  expect(answer.status).toBe(400);
+  expect(answer.text).not.toContain('indicatorSpecifications"');
+});
+
+test('after every attack the gateway still answers at once', async () => {
+  const started = Date.now();
+  const answer = await graphql({ query: '{ models { model version } }' });
+  expect(answer.status).toBe(200);
+  expect(answer.json.data.models).toHaveLength(2);
+  expect(Date.now() - started).toBeLessThan(1000);
+});

@@ -1,0 +1,164 @@
+import { diffSchemas, latestSnapshot, providerSchema } from '../../scripts/prisma-schemas.mjs';
+import { loadMigrations, migrate } from '../../subgraphs/models/store/migrator.js';
+import { canonicalJson } from '../../subgraphs/models/store/canonical-json.js';
+import { payloadNumbers } from '../../subgraphs/models/store/record-numbers.js';
+import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
+import type { Backend, TestDatabase } from './support.js';
+
+const backends = await backendsUnderTest();
+
+describe.each(backends)('migrations on %s', (backend) => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await createDatabase(backend);
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  test('a fresh database gets every migration; a second start changes nothing', async () => {
+    const names = (await loadMigrations(backend)).map((migration) => migration.name);
+    expect(names.length).toBeGreaterThan(0);
+
+    expect(await migrate(backend, database.url)).toEqual(names);
+    const migrated = await catalog(backend, database.url);
+    const history = await onDatabase(backend, database.url, 'SELECT name, checksum, applied_at FROM _store_migrations ORDER BY name');
+
+    expect(await migrate(backend, database.url)).toEqual([]);
+    expect(await catalog(backend, database.url)).toEqual(migrated);
+    expect(await onDatabase(backend, database.url, 'SELECT name, checksum, applied_at FROM _store_migrations ORDER BY name')).toEqual(history);
+  });
+
+  test('the migrated database has exactly the tables, columns, indexes and keys schema.prisma describes', async () => {
+    await migrate(backend, database.url);
+    // Reference: what Prisma's schema engine creates from schema.prisma on an empty database.
+    const reference = await createDatabase(backend);
+    try {
+      await onDatabase(backend, reference.url, await diffSchemas(backend, null, providerSchema(backend)));
+      expect(await catalog(backend, database.url)).toEqual(await catalog(backend, reference.url));
+    } finally {
+      await reference.drop();
+    }
+  });
+
+  test('schema.prisma has no change that lacks a migration', async () => {
+    expect(await diffSchemas(backend, latestSnapshot(backend), providerSchema(backend))).toBe('');
+  });
+
+  test('record_numbers starts with the numbers of the records stored before it, exactly as the store writes them', async () => {
+    const migrations = await loadMigrations(backend);
+    const index = migrations.findIndex((migration) => migration.name.endsWith('_record_numbers'));
+    for (const migration of migrations.slice(0, index)) await onDatabase(backend, database.url, migration.sql);
+    const payload = {
+      total: 2.5,
+      big: 1e300,
+      tiny: 0.1 + 0.2,
+      'not nameable': 1,
+      'k-0_9': { '0': -4, deep: [[1, 'x', { z: 7 }], true, null] },
+      items: [{ mass: 12 }, { mass: -0.5, 'x.y': 3 }],
+    };
+    const instant = backend === 'postgresql' ? "'2025-01-01T00:00:00Z'" : '1735689600000';
+    const text = canonicalJson(payload).replaceAll("'", "''");
+    await onDatabase(backend, database.url, `INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
+      VALUES ('before', 'm', '1', '${text}', 'alice', NULL, ${instant}, ${instant}); INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
+      VALUES ('bare', 'm', '1', '5', 'alice', NULL, ${instant}, ${instant})`);
+    await onDatabase(backend, database.url, migrations[index]!.sql);
+    const rows = await onDatabase(backend, database.url, 'SELECT record_id, path, value FROM record_numbers ORDER BY path');
+    const expected = payloadNumbers(payload).map(({ path, value }) => ({ record_id: 'before', path, value }));
+    expect(rows).toEqual(expected.sort((a, b) => (a.path < b.path ? -1 : 1)));
+  });
+
+  test('a migration edited after it was applied stops the start with STORE_ERROR', async () => {
+    await migrate(backend, database.url);
+    await onDatabase(backend, database.url, `UPDATE _store_migrations SET checksum = 'edited'`);
+    await expect(migrate(backend, database.url)).rejects.toMatchObject({
+      code: 'STORE_ERROR',
+      message: expect.stringMatching(/^migration \S+ was changed after it was applied$/),
+    });
+  });
+});
+
+const onPostgres = backends.includes('postgresql') ? describe : describe.skip;
+
+onPostgres('migrators starting at once on one PostgreSQL database', () => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await createDatabase('postgresql');
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  test('apply each migration once, and neither fails', async () => {
+    const names = (await loadMigrations('postgresql')).map((migration) => migration.name);
+    const runs = await Promise.all([1, 2, 3].map(() => migrate('postgresql', database.url)));
+    expect(runs.flat().sort()).toEqual(names);
+    expect(await onDatabase('postgresql', database.url, 'SELECT name FROM _store_migrations ORDER BY name')).toEqual(
+      names.map((name) => ({ name })),
+    );
+  });
+});
+
+test('an unreachable PostgreSQL fails the migration with STORE_ERROR and no driver text', async () => {
+  const failure = migrate('postgresql', 'postgresql://someone:secret@127.0.0.1:1/records');
+  await expect(failure).rejects.toMatchObject({ code: 'STORE_ERROR', message: 'records store migration failed' });
+});
+
+/** Tables with their columns, indexes and constraints, as the database describes them. */
+async function catalog(backend: Backend, url: string): Promise<unknown> {
+  return backend === 'sqlite' ? sqliteCatalog(url) : postgresCatalog(url);
+}
+
+async function sqliteCatalog(url: string): Promise<unknown> {
+  const tables = await onDatabase(
+    'sqlite',
+    url,
+    `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_store_migrations' ORDER BY name`,
+  );
+  return Promise.all(
+    tables.map(async ({ name }) => {
+      const indexes = await onDatabase('sqlite', url, `PRAGMA index_list("${name}")`);
+      return {
+        name,
+        columns: await onDatabase('sqlite', url, `PRAGMA table_info("${name}")`),
+        foreignKeys: await onDatabase('sqlite', url, `PRAGMA foreign_key_list("${name}")`),
+        indexes: await Promise.all(
+          indexes
+            .sort((a, b) => String(a.name).localeCompare(String(b.name)))
+            .map(async ({ name: index, unique, origin, partial }) => ({
+              name: index,
+              unique,
+              origin,
+              partial,
+              columns: await onDatabase('sqlite', url, `PRAGMA index_info("${index}")`),
+            })),
+        ),
+      };
+    }),
+  );
+}
+
+async function postgresCatalog(url: string): Promise<unknown> {
+  const ours = `<> '_store_migrations'`;
+  return {
+    columns: await onDatabase(
+      'postgresql',
+      url,
+      `SELECT table_name, column_name, data_type, is_nullable, column_default, datetime_precision
+         FROM information_schema.columns WHERE table_schema = 'public' AND table_name ${ours}
+        ORDER BY table_name, column_name`,
+    ),
+    indexes: await onDatabase(
+      'postgresql',
+      url,
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename ${ours} ORDER BY indexname`,
+    ),
+    constraints: await onDatabase(
+      'postgresql',
+      url,
+      `SELECT conrelid::regclass::text AS table_name, conname, pg_get_constraintdef(oid) AS definition
+         FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text ${ours}
+        ORDER BY conname`,
+    ),
+  };
+}

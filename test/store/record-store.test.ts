@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonValue } from '../../subgraphs/models/store/canonical-json.js';
+import { openRecordStore } from '../../subgraphs/models/store/open-store.js';
+import { parseRecordFilter } from '../../subgraphs/models/store/record-filter.js';
+import { idempotencyScope, requestFingerprint } from '../../subgraphs/models/store/record-store.js';
+import type { CreateRecordResult, Principal, RecordStore } from '../../subgraphs/models/store/record-store.js';
+import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
+import type { TestDatabase } from './support.js';
+
+const backends = await backendsUnderTest();
+
+const alice: Principal = { subject: 'alice', tenant: 'acme' };
+const bob: Principal = { subject: 'bob', tenant: 'acme' };
+
+describe.each(backends)('records store on %s', (backend) => {
+  let database: TestDatabase;
+  let store: RecordStore;
+  beforeAll(async () => {
+    database = await createDatabase(backend);
+    store = await openRecordStore(database.url);
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  /** What the core's :create does: a new id unless the payload names one; the key scoped to the caller. */
+  function create(caller: Principal, key: string, payload: JsonValue, id: string = randomUUID()): Promise<CreateRecordResult> {
+    return store.createRecord({
+      record: { id, model: 'passport', version: '1.0.0', payload },
+      owner: caller,
+      idempotency: { scope: idempotencyScope(caller), key, fingerprint: requestFingerprint('passport', '1.0.0', payload) },
+    });
+  }
+
+  async function countWith(marker: string): Promise<number> {
+    const filter = parseRecordFilter({ where: [{ field: 'payload.marker', op: 'eq', value: marker }] });
+    return (await store.queryRecords(filter, alice, null)).length;
+  }
+
+  test('reports its backend and answers ping', async () => {
+    expect(store.backend).toBe(backend);
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  test('stores a record and reads it back with UTC millisecond timestamps', async () => {
+    const before = Date.now();
+    const { outcome, record } = await create(alice, randomUUID(), { name: 'battery', cells: [1, 2] }, 'stored-1');
+    expect(outcome).toBe('created');
+    expect(record).toMatchObject({ id: 'stored-1', model: 'passport', version: '1.0.0', payload: { name: 'battery', cells: [1, 2] } });
+    expect(record.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(record.updatedAt).toBe(record.createdAt);
+    expect(Date.parse(record.createdAt)).toBeGreaterThanOrEqual(before);
+    expect(await store.getRecord('stored-1', alice)).toEqual(record);
+  });
+
+  test('payloads of every JSON kind round-trip', async () => {
+    // A bare number keeps 15 significant digits (Prisma writes a top-level JSON number as a float).
+    const payloads: JsonValue[] = [
+      null, 5, 2.5, -1e300, 'text', '12', true, [], {}, [1, 'a', null, 0.1 + 0.2],
+      { __proto__: 1, 'é': 'ü', precise: 0.1 + 0.2, big: 12345678901234567890, nested: { deep: [{}] } },
+    ];
+    for (const payload of payloads) {
+      const { record } = await create(alice, randomUUID(), payload);
+      expect((await store.getRecord(record.id, alice))?.payload).toEqual(payload);
+      const [queried] = await store.queryRecords(parseRecordFilter({ where: [{ field: 'id', op: 'eq', value: record.id }] }), alice, null);
+      expect(queried?.payload).toEqual(payload);
+    }
+  });
+
+  test('the same key and request replays the original record, storing nothing new', async () => {
+    const key = randomUUID();
+    const marker = randomUUID();
+    const first = await create(alice, key, { marker, a: 1, b: { c: 2, d: 3 } });
+    // Key order does not change the request; a retry gets a new id from the domain, which is ignored.
+    const retry = await create(alice, key, { b: { d: 3, c: 2 }, marker, a: 1 });
+    expect(first.outcome).toBe('created');
+    expect(retry).toEqual({ outcome: 'replayed', record: first.record });
+    expect(await countWith(marker)).toBe(1);
+  });
+
+  test('the same key with another request is IDEMPOTENCY_CONFLICT', async () => {
+    const key = randomUUID();
+    await create(alice, key, { version: 1 });
+    await expect(create(alice, key, { version: 2 })).rejects.toMatchObject({ code: 'IDEMPOTENCY_CONFLICT' });
+  });
+
+  test('keys are scoped to subject and tenant', async () => {
+    const key = randomUUID();
+    const mine = await create(alice, key, { owner: 'alice' });
+    const other = await create(bob, key, { owner: 'bob' });
+    const otherTenant = await create({ subject: 'alice', tenant: 'globex' }, key, { owner: 'alice at globex' });
+    expect([mine.outcome, other.outcome, otherTenant.outcome]).toEqual(['created', 'created', 'created']);
+  });
+
+  test('an id stored under another key is RECORD_CONFLICT, and the failed request leaves its key free', async () => {
+    const id = randomUUID();
+    const key = randomUUID();
+    await create(alice, randomUUID(), { first: true }, id);
+    await expect(create(alice, key, { second: true }, id)).rejects.toMatchObject({ code: 'RECORD_CONFLICT' });
+    await expect(create(bob, randomUUID(), { second: true }, id)).rejects.toMatchObject({ code: 'RECORD_CONFLICT' });
+    expect((await create(alice, key, { second: true })).outcome).toBe('created');
+  });
+
+  test('an expired key is forgotten', async () => {
+    const forgetful = await openRecordStore(database.url, { idempotencyTtlSecs: 0 });
+    try {
+      const key = randomUUID();
+      const scope = idempotencyScope(alice);
+      const request = (payload: JsonValue) =>
+        forgetful.createRecord({
+          record: { id: randomUUID(), model: 'm', version: '1', payload },
+          owner: alice,
+          idempotency: { scope, key, fingerprint: requestFingerprint('m', '1', payload) },
+        });
+      const first = await request({ n: 1 });
+      const again = await request({ n: 2 });
+      expect(again.outcome).toBe('created');
+      expect(again.record.id).not.toBe(first.record.id);
+    } finally {
+      await forgetful.close();
+    }
+  });
+
+  test('concurrent identical requests store exactly one record and all answer it', async () => {
+    const key = randomUUID();
+    const marker = randomUUID();
+    const results = await Promise.all(Array.from({ length: 20 }, () => create(alice, key, { marker })));
+    expect(results.filter((result) => result.outcome === 'created')).toHaveLength(1);
+    expect(new Set(results.map((result) => result.record.id)).size).toBe(1);
+    expect(await countWith(marker)).toBe(1);
+  });
+
+  test('concurrent identical requests naming the id store it once', async () => {
+    const key = randomUUID();
+    const id = randomUUID();
+    const results = await Promise.all(Array.from({ length: 10 }, () => create(alice, key, { marker: id }, id)));
+    expect(results.filter((result) => result.outcome === 'created')).toHaveLength(1);
+    expect(results.every((result) => result.record.id === id)).toBe(true);
+  });
+
+  test('concurrent requests reusing one key for different payloads: one stored, the others conflict', async () => {
+    const key = randomUUID();
+    const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, n) => create(alice, key, { n })));
+    const stored = settled.filter((result) => result.status === 'fulfilled');
+    const refused = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+    expect(stored).toHaveLength(1);
+    expect(refused).toHaveLength(9);
+    expect(refused.every((error) => error.code === 'IDEMPOTENCY_CONFLICT')).toBe(true);
+  });
+
+  describe('read visibility', () => {
+    let id: string;
+    beforeAll(async () => {
+      id = (await create(alice, randomUUID(), { visibility: true })).record.id;
+    });
+
+    test('the owner reads it within the tenant, or with no tenant', async () => {
+      expect(await store.getRecord(id, alice)).not.toBeNull();
+      expect(await store.getRecord(id, { subject: 'alice', tenant: null })).not.toBeNull();
+      expect(await store.getRecord(id, { subject: 'alice', tenant: 'globex' })).toBeNull();
+    });
+
+    test('another subject of the same tenant does not, nor does anyone for an unknown id', async () => {
+      expect(await store.getRecord(id, bob)).toBeNull();
+      expect(await store.getRecord('no-such-record', alice)).toBeNull();
+    });
+
+    test('a grant to a subject or to a tenant lets them read it until revoked', async () => {
+      await store.grantRead(id, { kind: 'subject', id: 'bob' }, alice);
+      await store.grantRead(id, { kind: 'subject', id: 'bob' }, alice); // granting twice is harmless
+      expect(await store.getRecord(id, bob)).not.toBeNull();
+      expect(await store.getRecord(id, { subject: 'bob', tenant: 'globex' })).not.toBeNull();
+
+      const carol: Principal = { subject: 'carol', tenant: 'acme' };
+      expect(await store.getRecord(id, carol)).toBeNull();
+      await store.grantRead(id, { kind: 'tenant', id: 'acme' }, alice);
+      expect(await store.getRecord(id, carol)).not.toBeNull();
+      expect(await store.getRecord(id, { subject: 'carol', tenant: null })).toBeNull();
+
+      const visibleTo = async (viewer: Principal) =>
+        (await store.queryRecords(parseRecordFilter({ where: [{ field: 'id', op: 'eq', value: id }] }), viewer, null)).length;
+      expect([await visibleTo(bob), await visibleTo(carol)]).toEqual([1, 1]);
+
+      await store.revokeRead(id, { kind: 'subject', id: 'bob' }, alice);
+      await store.revokeRead(id, { kind: 'tenant', id: 'acme' }, alice);
+      expect(await store.getRecord(id, bob)).toBeNull();
+      expect(await store.getRecord(id, carol)).toBeNull();
+      expect([await visibleTo(bob), await visibleTo(carol)]).toEqual([0, 0]);
+    });
+
+    test('only the owner grants or revokes; to anyone else the record does not exist', async () => {
+      await expect(store.grantRead(id, { kind: 'subject', id: 'bob' }, bob)).rejects.toMatchObject({ code: 'RECORD_NOT_FOUND' });
+      await expect(store.revokeRead(id, { kind: 'subject', id: 'bob' }, bob)).rejects.toMatchObject({ code: 'RECORD_NOT_FOUND' });
+      await expect(store.grantRead('no-such-record', { kind: 'subject', id: 'bob' }, alice)).rejects.toMatchObject({
+        code: 'RECORD_NOT_FOUND',
+      });
+    });
+  });
+
+  test('timestamps are stored as the backend keeps instants', async () => {
+    const { record } = await create(alice, randomUUID(), {}, 'timestamp-check');
+    const [row] = await onDatabase(backend, database.url, `SELECT created_at FROM records WHERE id = 'timestamp-check'`);
+    const stored = row!.created_at;
+    expect(backend === 'sqlite' ? Number(stored) : (stored as Date).getTime()).toBe(Date.parse(record.createdAt));
+  });
+});

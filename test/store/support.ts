@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createClient } from '@libsql/client';
+import pg from 'pg';
+
+export type Backend = 'sqlite' | 'postgresql';
+
+/** The PostgreSQL server the tests create (and drop) their own databases on. */
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * Whether PostgreSQL answers. When it does not, the PostgreSQL half of the store tests is skipped
+ * with a message, except under CI=true, where it is a failure.
+ */
+export async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch (error) {
+    if (process.env.CI === 'true') throw new Error(`PostgreSQL unreachable under CI at ${POSTGRES_ADMIN_URL}`);
+    console.warn(`skipping the PostgreSQL store tests: ${POSTGRES_ADMIN_URL} unreachable (${(error as Error).message})`);
+    return false;
+  }
+}
+
+/** SQLite always; PostgreSQL when reachable. */
+export async function backendsUnderTest(): Promise<Backend[]> {
+  return (await postgresReachable()) ? ['sqlite', 'postgresql'] : ['sqlite'];
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new empty database: a file in a temporary directory, or a PostgreSQL database of its own. */
+export function createDatabase(backend: Backend): Promise<TestDatabase> {
+  return backend === 'sqlite' ? createSqliteDatabase() : createPostgresDatabase();
+}
+
+async function createSqliteDatabase(): Promise<TestDatabase> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'records-store-'));
+  return {
+    url: `file:${path.join(dir, 'records.db')}`,
+    drop: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+async function createPostgresDatabase(): Promise<TestDatabase> {
+  const name = `records_store_test_${randomUUID().replace(/-/g, '')}`;
+  await onAdmin(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => onAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+async function onAdmin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs SQL (several statements allowed) directly on a test database, or reads rows from it. */
+export async function onDatabase(backend: Backend, url: string, sql: string): Promise<Record<string, unknown>[]> {
+  if (backend === 'sqlite') {
+    const client = createClient({ url });
+    try {
+      if (!/^\s*(SELECT|PRAGMA)/i.test(sql)) {
+        await client.executeMultiple(sql);
+        return [];
+      }
+      const { rows, columns } = await client.execute(sql);
+      return rows.map((row) => Object.fromEntries(columns.map((column, i) => [column, row[i]])));
+    } finally {
+      client.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query(sql);
+    return Array.isArray(result) ? [] : result.rows;
+  } finally {
+    await client.end();
+  }
+}

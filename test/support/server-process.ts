@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { projectPath } from '../../kernel/project.js';
+import type { Answer } from './system.js';
+
+/**
+ * The built server (`node dist/server/main.js`, run `npm run build` first) as a child process, the
+ * way a deployment runs it, on free ports it reports in its `started` log line.
+ *
+ *   const server = await spawnServer({ ...NO_AUTH, ...env });
+ *   server.url('core'); server.signal('SIGTERM'); await server.exited;
+ */
+export interface ServerProcess {
+  ports: Record<string, number>;
+  url(listener: string): string;
+  signal(signal: NodeJS.Signals): void;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM and wait; kills it if it does not exit within 20 s (test cleanup). */
+  stop(): Promise<void>;
+}
+
+const STARTUP_TIMEOUT_MS = 30_000;
+
+export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [projectPath('dist', 'server', 'main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      SERVER_HOST: '127.0.0.1',
+      CORE_PORT: '0',
+      INDICATORS_PORT: '0',
+      IMPACT_PORT: '0',
+      RECORDS_PORT: '0',
+      GATEWAY_PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const ports = await startedPorts(child, () => output, exited);
+  return {
+    ports,
+    url: (listener) => `http://127.0.0.1:${ports[listener] ?? fail(`no listener ${listener}`)}`,
+    signal: (signal) => child.kill(signal),
+    exited,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Waits for the `started` log line (pino JSON with `ports`). */
+function startedPorts(child: ChildProcess, output: () => string, exited: Promise<unknown>): Promise<Record<string, number>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`server did not start within ${STARTUP_TIMEOUT_MS} ms:\n${output()}`)), STARTUP_TIMEOUT_MS);
+    const onData = () => {
+      for (const line of output().split('\n')) {
+        const entry = parseJson(line);
+        if (entry?.msg === 'started' && entry.ports) finish(undefined, entry.ports);
+      }
+    };
+    const finish = (error?: Error, ports?: Record<string, number>) => {
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      if (error) {
+        child.kill('SIGKILL');
+        reject(error);
+      } else resolve(ports!);
+    };
+    child.stdout!.on('data', onData);
+    void exited.then(() => finish(new Error(`server exited before it started:\n${output()}`)));
+  });
+}
+
+function parseJson(line: string): Record<string, any> | undefined {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+/**
+ * A JSON request whose body is sent in two halves on its own connection: after `sent` resolves the
+ * request is in flight (headers and half the body received by the server); `finish()` sends the
+ * rest and resolves with the answer.
+ */
+export interface PartialRequest {
+  sent: Promise<void>;
+  finish(): Promise<Answer>;
+}
+
+export function partialRequest(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}): PartialRequest {
+  const bytes = Buffer.from(JSON.stringify(body));
+  const half = Math.floor(bytes.length / 2);
+  const req = httpRequest(`${base}${path}`, {
+    method,
+    agent: false,
+    headers: { 'content-type': 'application/json', 'content-length': String(bytes.length), ...headers },
+  });
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: response.statusCode ?? 0, headers: new Headers(response.headers as Record<string, string>), text, json: parseJson(text) });
+      });
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  answer.catch(() => undefined); // observed by finish(); a cut before then is not an unhandled rejection
+  const sent = new Promise<void>((resolve) => req.write(bytes.subarray(0, half), () => resolve()));
+  return {
+    sent,
+    finish: () => {
+      req.end(bytes.subarray(half));
+      return answer;
+    },
+  };
+}
+
+/** Whether a new TCP connection to the port is accepted (`connected`) or refused (its error code). */
+export function tryConnect(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+  });
+}
