@@ -3,19 +3,35 @@ import { buildFederatedSchema, lazyResolvers } from '../../kernel/graphql/federa
 import type { ErrorObserver } from '../../kernel/graphql/graphql-errors.js';
 import type { IndicatorService } from './domain/indicator-service.js';
 import { IndicatorResolver } from './graphql/indicator-resolver.js';
-import { ModelVersionGql } from './graphql/types.js';
+import { RecordIndicatorResolver } from './graphql/record-indicator-resolver.js';
+import { ModelVersionGql, RecordGql } from './graphql/types.js';
 
-/** The `indicators` subgraph: compute, health, and the questionnaire on the models subgraph's ModelVersion. */
+/**
+ * The `indicators` subgraph: compute, health, the questionnaire on the models subgraph's
+ * ModelVersion and the scores on its Record.
+ */
 export function buildIndicatorsSchema(indicators: IndicatorService, observe: ErrorObserver): Promise<GraphQLSchema> {
   return buildFederatedSchema(
     {
-      resolvers: [IndicatorResolver],
-      // No root field returns ModelVersion here: the entity is reached only through the gateway.
-      orphanedTypes: [ModelVersionGql],
-      container: lazyResolvers([[IndicatorResolver, () => new IndicatorResolver(indicators)]]),
+      resolvers: [IndicatorResolver, RecordIndicatorResolver],
+      // No root field returns these entities here: they are reached only through the gateway.
+      orphanedTypes: [ModelVersionGql, RecordGql],
+      container: lazyResolvers([
+        [IndicatorResolver, () => new IndicatorResolver(indicators)],
+        [RecordIndicatorResolver, () => new RecordIndicatorResolver(indicators)],
+      ]),
     },
-    // The key is all this subgraph needs: the questionnaire is looked up by model and version.
-    { ModelVersion: (reference): ModelVersionGql => ({ model: String(reference.model), version: String(reference.version) }) },
+    {
+      // The key is all the questionnaire needs: it is looked up by model and version.
+      ModelVersion: (reference): ModelVersionGql => ({ model: String(reference.model), version: String(reference.version) }),
+      // The representation carries the fields indicatorResult @requires.
+      Record: (reference): RecordGql => ({
+        id: String(reference.id),
+        model: String(reference.model),
+        version: String(reference.version),
+        payload: reference.payload,
+      }),
+    },
     observe,
   );
 }

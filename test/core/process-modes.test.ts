@@ -2,6 +2,7 @@ import { JwksServer } from '../support/jwks-server.js';
 import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { type TestSystem, call, startTestSystem } from '../support/system.js';
+import { SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../indicators/local-profile.js';
 
 /**
  * Distributed mode: each subgraph in its own server, a gateway process (with the REST facades)
@@ -20,7 +21,7 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     idp = await JwksServer.start();
     token = await idp.sign();
     for (const name of ['models', 'indicators', 'impact']) {
-      subgraphs[name] = await startTestSystem({ ...mini.env, ...idp.authEnv(), PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
+      subgraphs[name] = await startTestSystem({ ...mini.env, ...idp.authEnv(), ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
     }
     edge = await startTestSystem({
       ...idp.authEnv(),
@@ -76,6 +77,20 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
       headers: { authorization: `Bearer ${token}` },
     });
     expect(answer.json).toEqual({ data: { models: [{ model: 'mini', version: '1.0' }] } });
+  });
+
+  test('an entity field that @requires fields of another subgraph: both fetched over HTTP', async () => {
+    const writer = await idp.sign({ scope: 'records:write records:read' });
+    const graphql = async (query: string, variables: Record<string, unknown>) =>
+      (await call(edge.url('gateway'), 'POST', '/graphql', { body: { query, variables }, headers: { authorization: `Bearer ${writer}` } })).json;
+    const stored = await graphql(
+      'mutation($payload: JSON) { storeRecord(id: "scored-1", model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: "scored-1") { record { id } } }',
+      sampleRequest(),
+    );
+    expect(stored).toEqual({ data: { storeRecord: { record: { id: 'scored-1' } } } });
+    expect(await graphql('{ record(id: "scored-1") { model indicatorResult { totalScore } } }', {})).toEqual({
+      data: { record: { model: 're-indicators-specification', indicatorResult: { totalScore: expect.closeTo(SAMPLE_SCORES.total, 12) } } },
+    });
   });
 
   // Last: it stops the models subgraph.

@@ -1,10 +1,11 @@
 import { pathToFileURL } from 'node:url';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
-import { SAMPLE_DIR, SAMPLE_TEMPLATE, sampleRequest } from '../indicators/local-profile.js';
+import { SAMPLE_DIR, SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../indicators/local-profile.js';
 
 /**
- * Entity resolution across our own subgraphs, through the real system: ModelVersion is owned by
- * `models` and extended by `indicators` (the questionnaire). The catalog lists the sample model,
+ * Entity resolution across our own subgraphs, through the real system: ModelVersion and Record are
+ * owned by `models` and extended by `indicators` (the questionnaire; a record's scores, from the
+ * fields it @requires). The catalog lists the sample model,
  * a version whose calculation artifact is not published (0.0.5), and a model of another family.
  */
 const FAMILY = 're-indicators-specification';
@@ -82,15 +83,100 @@ describe('ModelVersion: models and indicators', () => {
   });
 });
 
-describe('Record: owned by models', () => {
-  test('a record created through the gateway is read back as an entity of the graph', async () => {
+describe('Record: owned by models, scored by indicators', () => {
+  const RESULT = 'indicatorResult { status totalScore parameterScores { parameterId computedScore } }';
+  const sampleResult = {
+    status: 'computed',
+    totalScore: expect.closeTo(SAMPLE_SCORES.total, 12),
+    parameterScores: ['P1_disassembly_information', 'P2_cell_removability', 'P3_take_back'].map((parameterId, i) => ({
+      parameterId,
+      computedScore: expect.closeTo(SAMPLE_SCORES.parameters[i], 12),
+    })),
+  };
+  let unique = 0;
+
+  /** Core :create through the gateway (validated against the model version), under a new payload id. */
+  async function createRecord(model: string, version: string, payload: Record<string, unknown>): Promise<string> {
     const created = await graphql(
-      `mutation($payload: JSONObject!) { createRecord(model: "${FAMILY}", version: "0.0.4", payload: $payload, idempotencyKey: "federation-1") { record { id } } }`,
-      { payload: sampleRequest().payload },
+      'mutation($model: String!, $version: String!, $payload: JSONObject!, $key: String!) { createRecord(model: $model, version: $version, payload: $payload, idempotencyKey: $key) { record { id } } }',
+      { model, version, payload: { ...payload, id: `assessment-${++unique}` }, key: `federation-${unique}` },
     );
-    const id = created.data.createRecord.record.id;
+    expect(created.errors).toBeUndefined();
+    return created.data.createRecord.record.id;
+  }
+
+  /** The records backend's storeRecord: any JSON payload, no validation. */
+  async function storeRecord(payload: unknown): Promise<string> {
+    const id = `stored-${++unique}`;
+    await graphql(
+      'mutation($id: ID!, $payload: JSON, $key: String!) { storeRecord(id: $id, model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: $key) { record { id } } }',
+      { id, payload, key: `federation-${unique}` },
+    );
+    return id;
+  }
+
+  test('a record created through the gateway is read back as an entity of the graph', async () => {
+    const id = await createRecord(FAMILY, '0.0.4', sampleRequest().payload);
     expect(await graphql(`{ record(id: "${id}") { __typename id model version } }`)).toEqual({
       data: { record: { __typename: 'Record', id, model: FAMILY, version: '0.0.4' } },
+    });
+  });
+
+  test('indicators scores a record from the fields it requires of models, as computeIndicators scores its payload', async () => {
+    const id = await createRecord(FAMILY, '0.0.4', sampleRequest().payload);
+    const read = await graphql(`{ record(id: "${id}") { id ${RESULT} } }`);
+    expect(read).toEqual({ data: { record: { id, indicatorResult: sampleResult } } });
+    const computed = await graphql(`mutation($request: JSON) { computeIndicators(request: $request) { result { status totalScore parameterScores { parameterId computedScore } } } }`, {
+      request: { model_version: '0.0.4', ...sampleRequest() },
+    });
+    expect(read.data.record.indicatorResult).toEqual(computed.data.computeIndicators.result);
+  });
+
+  test('over a list, each record is scored with its own model and version; other models are null', async () => {
+    const scored = await createRecord(FAMILY, '0.0.4', sampleRequest().payload);
+    const other = await createRecord('other-model', '1.0', sampleRequest().payload);
+    const listed = await graphql(
+      'query($filter: JSON) { records(filter: $filter) { id model indicatorResult { totalScore } } }',
+      { filter: { where: [{ field: 'id', op: 'in', value: [scored, other] }], sort: [{ field: 'model', direction: 'asc' }] } },
+    );
+    expect(listed).toEqual({
+      data: {
+        records: [
+          { id: other, model: 'other-model', indicatorResult: null },
+          { id: scored, model: FAMILY, indicatorResult: { totalScore: expect.closeTo(SAMPLE_SCORES.total, 12) } },
+        ],
+      },
+    });
+  });
+
+  test('an indicators error on one record is a partial result: the record, its score null, the error at its path', async () => {
+    const unpublished = await createRecord(FAMILY, '0.0.5', sampleRequest().payload);
+    expect(await graphql(`{ record(id: "${unpublished}") { id version indicatorResult { totalScore } } }`)).toEqual({
+      data: { record: { id: unpublished, version: '0.0.5', indicatorResult: null } },
+      errors: [contractError('CALCULATION_ARTIFACT_NOT_FOUND', ['record', 'indicatorResult'])],
+    });
+    const unknown = await createRecord(FAMILY, '0.0.4', { ...sampleRequest().payload, indicator_specification_id: 'no-such-indicator' });
+    expect(await graphql(`{ record(id: "${unknown}") { indicatorResult { totalScore } } }`)).toEqual({
+      data: { record: { indicatorResult: null } },
+      errors: [contractError('UNKNOWN_INDICATOR_SPECIFICATION', ['record', 'indicatorResult'])],
+    });
+  });
+
+  test('a records-backend payload that is not an assessment: INVALID_REQUEST_BODY naming the problem, the record still read', async () => {
+    const id = await storeRecord({ parameter_assessments: 'not a list' });
+    const read = await graphql(`{ record(id: "${id}") { id payload indicatorResult { totalScore } } }`);
+    expect(read).toEqual({
+      data: { record: { id, payload: { parameter_assessments: 'not a list' }, indicatorResult: null } },
+      errors: [contractError('INVALID_REQUEST_BODY', ['record', 'indicatorResult'])],
+    });
+    expect(read.errors[0].extensions.details.problems).toEqual([
+      { path: '$.payload.indicator_specification_id', message: 'is required and must be a string' },
+      { path: '$.payload.parameter_assessments', message: 'must be an array' },
+    ]);
+    const bare = await storeRecord(42);
+    expect(await graphql(`{ record(id: "${bare}") { indicatorResult { totalScore } } }`)).toEqual({
+      data: { record: { indicatorResult: null } },
+      errors: [contractError('INVALID_REQUEST_BODY', ['record', 'indicatorResult'])],
     });
   });
 });

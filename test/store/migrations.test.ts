@@ -1,6 +1,7 @@
 import { diffSchemas, latestSnapshot, providerSchema } from '../../scripts/prisma-schemas.mjs';
 import { loadMigrations, migrate } from '../../subgraphs/models/store/migrator.js';
 import { canonicalJson } from '../../subgraphs/models/store/canonical-json.js';
+import type { JsonValue } from '../../subgraphs/models/store/canonical-json.js';
 import { payloadNumbers } from '../../subgraphs/models/store/record-numbers.js';
 import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { Backend, TestDatabase } from './support.js';
@@ -49,7 +50,7 @@ describe.each(backends)('migrations on %s', (backend) => {
     const migrations = await loadMigrations(backend);
     const index = migrations.findIndex((migration) => migration.name.endsWith('_record_numbers'));
     for (const migration of migrations.slice(0, index)) await onDatabase(backend, database.url, migration.sql);
-    const payload = {
+    const payload: JsonValue = {
       total: 2.5,
       big: 1e300,
       tiny: 0.1 + 0.2,

@@ -26,6 +26,13 @@ export interface CalculationArtifactPort {
   load(version: string): Promise<CalculationArtifact>;
 }
 
+/** The parts of a stored record (models subgraph) that scoring reads. */
+export interface RecordToScore {
+  model: string;
+  version: string;
+  payload: unknown;
+}
+
 export interface ComputeResponse {
   model_family: string;
   model_version: string;
@@ -66,8 +73,7 @@ export class IndicatorService {
     const request = parseComputeRequest(body);
     const validation = await this.validate(request, credentials);
     requirePassed(validation);
-    const artifact = await this.artifactOf(request.modelVersion);
-    const indicator = findIndicator(artifact, request.payload.indicator_specification_id);
+    const result = await this.score(request);
     const urls = artifactUrls(this.config.artifactBaseUrlTemplate, request.modelVersion);
     return {
       model_family: MODEL_FAMILY,
@@ -76,8 +82,18 @@ export class IndicatorService {
       artifacts: urls,
       payload: request.payload,
       validation,
-      result: score(indicator, request.payload),
+      result,
     };
+  }
+
+  /**
+   * The scores of a stored record, as `compute` would give them for its payload and version, or null
+   * for a record of another model. No delegated validation: a core record was validated when it was
+   * stored, and the payload's shape is still checked here (records backend payloads are any JSON).
+   */
+  async scoreRecord(record: RecordToScore): Promise<ScoringResult | null> {
+    if (record.model !== MODEL_FAMILY) return null;
+    return this.score(parseComputeRequest({ model_version: record.version, payload: record.payload }));
   }
 
   /** The questionnaire of a version's calculation artifact, in artifact order. */
@@ -114,6 +130,11 @@ export class IndicatorService {
     };
     if (this.config.skipValidation) return validationSkipped(context);
     return validatedByCore(await this.core.validate(version, request.receivedPayload, credentials), context);
+  }
+
+  private async score(request: ComputeRequest): Promise<ScoringResult> {
+    const artifact = await this.artifactOf(request.modelVersion);
+    return score(findIndicator(artifact, request.payload.indicator_specification_id), request.payload);
   }
 
   /** A template pointing at the wrong release must not score with another version's weights. */

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { GraphQLJSONObject } from 'graphql-scalars';
-import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { ScoringResult } from '../domain/scoring.js';
 import type { ValidationSection } from '../domain/validation-section.js';
 
@@ -59,6 +59,19 @@ export class IndicatorSpecificationGql {
 export class ModelVersionGql {
   @Field() model!: string;
   @Field() version!: string;
+}
+
+/**
+ * The models subgraph owns Record; this subgraph adds its indicator scores, from the fields the
+ * gateway fetches there first (`@requires`), so it never reads the store.
+ */
+@ObjectType('Record')
+@Directive('@key(fields: "id")')
+export class RecordGql {
+  @Field(() => ID) id!: string;
+  @Directive('@external') @Field() model!: string;
+  @Directive('@external') @Field() version!: string;
+  @Directive('@external') @Field(() => GraphQLJSON, { nullable: true }) payload!: unknown;
 }
 
 @ObjectType('IndicatorArtifacts')

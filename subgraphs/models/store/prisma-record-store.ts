@@ -14,7 +14,7 @@ import type {
   RecordStore,
   StoredRecord,
 } from './record-store.js';
-import { selectRecords, translateQuery } from './query-translator.js';
+import { selectRecords, translateQuery, writePayload } from './query-translator.js';
 import type { Backend, MatchRow, RecordRow } from './query-translator.js';
 import { storeFailure } from './store-error.js';
 import { requireStorable, requireStorablePayload, unstorable } from './storable-json.js';
@@ -26,7 +26,7 @@ import { payloadNumbers } from './record-numbers.js';
  */
 export type StoreClient = Pick<
   PrismaClient,
-  '$transaction' | '$queryRawUnsafe' | '$disconnect' | 'record' | 'idempotencyKey' | 'recordGrant' | 'recordNumber'
+  '$transaction' | '$queryRawUnsafe' | '$executeRawUnsafe' | '$disconnect' | 'record' | 'idempotencyKey' | 'recordGrant' | 'recordNumber'
 >;
 
 type RecordModel = Prisma.RecordGetPayload<object>;
@@ -58,6 +58,7 @@ export class PrismaRecordStore implements RecordStore {
     const now = new Date();
     const { scope, key, fingerprint } = idempotency;
     try {
+      const exactPayload = typeof record.payload === 'number' ? [writePayload(this.backend, record.id, record.payload)] : [];
       const [, created] = await this.client.$transaction([
         this.client.idempotencyKey.deleteMany({ where: { scope, key, expiresAt: { lte: now } } }),
         this.client.record.create({
@@ -78,8 +79,10 @@ export class PrismaRecordStore implements RecordStore {
         this.client.recordNumber.createMany({
           data: payloadNumbers(record.payload).map(({ path, value }) => ({ recordId: record.id, path, value })),
         }),
+        ...exactPayload.map(({ sql, values }) => this.client.$executeRawUnsafe(sql, ...values)),
       ]);
-      return { outcome: 'created', record: stored(created) };
+      // What writePayload wrote, not what Prisma read back: Prisma reads an SQLite REAL to 15 digits.
+      return { outcome: 'created', record: stored({ ...created, payload: record.payload }) };
     } catch (error) {
       if (!isUniqueViolation(error)) throw storeFailure('records store failed', error);
     }
@@ -92,25 +95,21 @@ export class PrismaRecordStore implements RecordStore {
     { scope, key, fingerprint }: CreateRecordRequest['idempotency'],
     now: Date,
   ): Promise<CreateRecordResult> {
-    const claimed = await this.client.idempotencyKey.findUnique({
-      where: { scope_key: { scope, key } },
-      include: { record: true },
-    });
+    const claimed = await this.client.idempotencyKey.findUnique({ where: { scope_key: { scope, key } } });
     if (claimed === null || claimed.expiresAt <= now) {
       throw new DomainError('RECORD_CONFLICT', `record ${record.id} already exists`);
     }
     if (claimed.fingerprint !== fingerprint) {
       throw new DomainError('IDEMPOTENCY_CONFLICT', 'the idempotency key was used for another request');
     }
-    return { outcome: 'replayed', record: stored(claimed.record) };
+    const [original] = await this.loadRecords([claimed.recordId]);
+    return { outcome: 'replayed', record: original };
   }
 
   async getRecord(id: string, viewer: Principal): Promise<StoredRecord | null> {
     if (unstorable(id) !== null) return null; // no stored record can have that id
-    const found = await this.guard('records store failed', () =>
-      this.client.record.findFirst({ where: { id, OR: readableBy(viewer) } }),
-    );
-    return found === null ? null : stored(found);
+    const [found] = await this.guard('records store failed', () => this.loadRecords([id], viewer));
+    return found ?? null;
   }
 
   /** The translated query finds the page of ids in order; a second SELECT loads those records. */
@@ -119,10 +118,18 @@ export class PrismaRecordStore implements RecordStore {
     return this.guard('records store failed', async () => {
       const ids = (await this.client.$queryRawUnsafe<MatchRow[]>(sql, ...values)).map((row) => row.id);
       if (ids.length === 0) return [];
-      const page = selectRecords(this.backend, ids);
-      const found = new Map((await this.client.$queryRawUnsafe<RecordRow[]>(page.sql, ...page.values)).map((row) => [row.id, row]));
-      return ids.map((id) => storedRow(found.get(id)!));
+      const found = new Map((await this.loadRecords(ids)).map((record) => [record.id, record]));
+      return ids.map((id) => found.get(id)!);
     });
+  }
+
+  /**
+   * Records by id, those `viewer` may read when given, with payloads read as JSON text: Prisma's own
+   * loading reads a bare-number payload kept as an SQLite REAL to 15 digits.
+   */
+  private async loadRecords(ids: string[], viewer?: Principal): Promise<StoredRecord[]> {
+    const { sql, values } = selectRecords(this.backend, ids, viewer);
+    return (await this.client.$queryRawUnsafe<RecordRow[]>(sql, ...values)).map(storedRow);
   }
 
   async grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void> {
@@ -163,13 +170,7 @@ export class PrismaRecordStore implements RecordStore {
   }
 }
 
-/** DECISIONS section 4, as the query translator also writes it. */
-function readableBy(viewer: Principal): Prisma.RecordWhereInput[] {
-  const grantees: Prisma.RecordGrantWhereInput[] = [{ granteeKind: 'subject', grantee: viewer.subject }];
-  if (viewer.tenant !== null) grantees.push({ granteeKind: 'tenant', grantee: viewer.tenant });
-  return [ownedBy(viewer), { grants: { some: { OR: grantees } } }];
-}
-
+/** The owner of a record, within the tenant if the owner has one (DECISIONS section 4). */
 function ownedBy(owner: Principal): Prisma.RecordWhereInput {
   return owner.tenant === null ? { createdBySub: owner.subject } : { createdBySub: owner.subject, tenantId: owner.tenant };
 }

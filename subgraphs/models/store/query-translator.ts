@@ -76,16 +76,30 @@ export function translateQuery(
 }
 
 /**
- * The records of a page of ids (in no particular order). Apart from translateQuery because PostgreSQL
- * computes a SELECT list before sorting: selected there, every payload of a match would be decoded
- * and rendered as text, not only those of the page (300 instead of 100 for an `in` of 3 values).
+ * The records of a page of ids (in no particular order), only those `viewer` may read when given.
+ * Apart from translateQuery because PostgreSQL computes a SELECT list before sorting: selected there,
+ * every payload of a match would be decoded and rendered as text, not only those of the page (300
+ * instead of 100 for an `in` of 3 values).
  */
-export function selectRecords(backend: Backend, ids: string[]): SqlStatement {
+export function selectRecords(backend: Backend, ids: string[], viewer?: Principal): SqlStatement {
   const sql = new SqlWriter(backend);
-  const payload = backend === 'postgresql' ? 'r.payload::text' : SQLITE_DOCUMENT;
+  const payload = backend === 'postgresql' ? 'r.payload::text' : SQLITE_PAYLOAD_TEXT;
+  const where = [`r.id IN (${ids.map((id) => sql.text(id)).join(', ')})`];
+  if (viewer !== undefined) where.push(visibleTo(sql, viewer));
   const text =
     `SELECT r.id, r.model, r.version, ${payload} AS payload, r.created_by_sub, r.tenant_id, r.created_at, r.updated_at` +
-    ` FROM records r WHERE r.id IN (${ids.map((id) => sql.text(id)).join(', ')})`;
+    ` FROM records r WHERE ${where.map((clause) => `(${clause})`).join(' AND ')}`;
+  return { sql: text, values: sql.values };
+}
+
+/**
+ * Sets a record's payload from its JSON text. For a payload that is a bare number: Prisma writes one
+ * rounded to 15 significant digits (0.30000000000000004 became 0.3, and -1.7976931348623157e308 a
+ * JSON null), where the JSON text keeps every digit on both backends.
+ */
+export function writePayload(backend: Backend, id: string, payload: JsonValue): SqlStatement {
+  const sql = new SqlWriter(backend);
+  const text = `UPDATE records SET payload = ${sql.json(payload)} WHERE id = ${sql.text(id)}`;
   return { sql: text, values: sql.values };
 }
 
@@ -222,6 +236,13 @@ function postgresSortKeys(sql: SqlWriter, path: PathSegment[]): JsonSortKeys {
  * key, so such a payload never has the field anyway.
  */
 const SQLITE_DOCUMENT = 'CAST(r.payload AS TEXT)';
+
+/**
+ * The payload as JSON text that reads back exactly: SQLite renders a REAL as text with 15
+ * significant digits (0.30000000000000004 became 0.3, -1.7976931348623157e308 overflowed to
+ * -Infinity), where 17 always round-trip a double.
+ */
+const SQLITE_PAYLOAD_TEXT = `CASE typeof(r.payload) WHEN 'real' THEN printf('%!.17g', r.payload) ELSE ${SQLITE_DOCUMENT} END`;
 
 /** `$."a"[0]."b"`: keys are [A-Za-z0-9_-] (record-filter.ts), so quoting them is enough. */
 function sqlitePath(path: PathSegment[]): string {
