@@ -4,7 +4,7 @@ import { openRecordStore } from '../../subgraphs/models/store/open-store.js';
 import { parseRecordFilter } from '../../subgraphs/models/store/record-filter.js';
 import { idempotencyScope, requestFingerprint } from '../../subgraphs/models/store/record-store.js';
 import type { ModelVersion, Principal, RecordStore, StoredRecord } from '../../subgraphs/models/store/record-store.js';
-import { backendsUnderTest, createDatabase } from './support.js';
+import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { TestDatabase } from './support.js';
 
 const backends = await backendsUnderTest();
@@ -203,6 +203,18 @@ describe.each(backends)('query on %s', (backend) => {
     expect(await ids({ limit: 2, offset: 4 })).toEqual(['r5']);
     expect(await ids({ offset: 10 })).toEqual([]);
     expect(await ids({ limit: 0 })).toEqual([]);
+  });
+
+  test('ties are broken by created_at then id, both in the direction of a created_at key', async () => {
+    const ties = { model: 'passport', version: 'ties' };
+    for (const id of ['tie-b', 'tie-a', 'tie-c']) await put(store, owner, ties, id, { n: 1 });
+    // The same millisecond for all three, as a burst of concurrent creates can give.
+    await onDatabase(backend, database.url, "UPDATE records SET created_at = (SELECT created_at FROM records WHERE id = 'tie-b') WHERE id IN ('tie-a', 'tie-c')");
+    const inTies = (filter: unknown) => ids(filter, ties);
+    expect(await inTies({})).toEqual(['tie-a', 'tie-b', 'tie-c']);
+    expect(await inTies({ sort: [{ field: 'created_at', direction: 'desc' }] })).toEqual(['tie-c', 'tie-b', 'tie-a']);
+    expect(await inTies({ sort: [{ field: 'payload.n', direction: 'desc' }] })).toEqual(['tie-a', 'tie-b', 'tie-c']);
+    expect(await inTies({ sort: [{ field: 'payload.n', direction: 'asc' }, { field: 'created_at', direction: 'desc' }], limit: 2 })).toEqual(['tie-c', 'tie-b']);
   });
 
   test('values are data, never SQL', async () => {
