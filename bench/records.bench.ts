@@ -10,7 +10,7 @@ import type { JsonValue } from '../subgraphs/models/store/canonical-json.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
 import { type PayloadNumber, payloadNumbers } from '../subgraphs/models/store/record-numbers.js';
 import { parseRecordFilter } from '../subgraphs/models/store/record-filter.js';
-import type { Principal } from '../subgraphs/models/store/record-store.js';
+import { type Principal, recordNamespace } from '../subgraphs/models/store/record-store.js';
 import { type Backend, translateQuery } from '../subgraphs/models/store/query-translator.js';
 import { type Figure, percentile, round } from './figures.js';
 import { load } from './load.js';
@@ -22,6 +22,7 @@ const INSERT_BATCH = 2000;
 export const MODEL_VERSION = { model: 're-indicators-specification', version: '0.0.4' };
 /** One owner sees every record: the widest visibility, so no query is served by the owner index. */
 export const OWNER: Principal = { subject: 'bench-owner', tenant: 'bench' };
+const NAMESPACE = recordNamespace(OWNER);
 const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 export interface BenchQuery {
@@ -227,15 +228,15 @@ async function insertPostgres(url: string, rows: Row[]): Promise<void> {
   const instants = column((row) => new Date(row.at).toISOString());
   await onPostgres(
     url,
-    `INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
-     SELECT id, $2, $3, payload, $4, $5, at, at FROM unnest($1::text[], $6::jsonb[], $7::timestamptz[]) AS r(id, payload, at)`,
-    [column((row) => row.id), MODEL_VERSION.model, MODEL_VERSION.version, OWNER.subject, OWNER.tenant, column((row) => row.payload), instants],
+    `INSERT INTO records (id, namespace, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
+     SELECT id, $8, $2, $3, payload, $4, $5, at, at FROM unnest($1::text[], $6::jsonb[], $7::timestamptz[]) AS r(id, payload, at)`,
+    [column((row) => row.id), MODEL_VERSION.model, MODEL_VERSION.version, OWNER.subject, OWNER.tenant, column((row) => row.payload), instants, NAMESPACE],
   );
   const numbers = rows.flatMap((row) => row.numbers.map((number) => ({ id: row.id, ...number })));
   await onPostgres(
     url,
-    'INSERT INTO record_numbers (record_id, path, value) SELECT * FROM unnest($1::text[], $2::text[], $3::float8[])',
-    [numbers.map((n) => n.id), numbers.map((n) => n.path), numbers.map((n) => n.value)],
+    'INSERT INTO record_numbers (record_id, record_namespace, path, value) SELECT id, $4, path, value FROM unnest($1::text[], $2::text[], $3::float8[]) AS n(id, path, value)',
+    [numbers.map((n) => n.id), numbers.map((n) => n.path), numbers.map((n) => n.value), NAMESPACE],
   );
 }
 
@@ -247,12 +248,12 @@ async function insertSqlite(url: string, rows: Row[]): Promise<void> {
     for (let i = 0; i < rows.length; i += perStatement) {
       const chunk = rows.slice(i, i + perStatement);
       statements.push({
-        sql: `INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        args: chunk.flatMap((row) => [row.id, MODEL_VERSION.model, MODEL_VERSION.version, row.payload, OWNER.subject, OWNER.tenant, row.at, row.at]),
+        sql: `INSERT INTO records (id, namespace, model, version, payload, created_by_sub, tenant_id, created_at, updated_at) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        args: chunk.flatMap((row) => [row.id, NAMESPACE, MODEL_VERSION.model, MODEL_VERSION.version, row.payload, OWNER.subject, OWNER.tenant, row.at, row.at]),
       });
     }
     for (const row of rows) {
-      for (const { path: field, value } of row.numbers) statements.push({ sql: 'INSERT INTO record_numbers (record_id, path, value) VALUES (?, ?, ?)', args: [row.id, field, value] });
+      for (const { path: field, value } of row.numbers) statements.push({ sql: 'INSERT INTO record_numbers (record_id, record_namespace, path, value) VALUES (?, ?, ?, ?)', args: [row.id, NAMESPACE, field, value] });
     }
     await client.batch(statements, 'write');
   } finally {

@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { NO_AUTH, type Answer, type TestSystem, startTestSystem } from '../support/system.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
-import { createDatabase, onDatabase, postgresReachable, type TestDatabase } from '../store/support.js';
+import { PostgresServer } from '../support/postgres-server.js';
+import { onDatabase } from '../store/support.js';
 import { coreCreate, recordsModelHost, recordsStore } from '../records/support.js';
 
 /**
- * Issue 8, faults: PostgreSQL stops and starts again twice while a steady stream of creates runs
- * (core `:create` and records `POST /records`). Every call answers: 200, or its facade's envelope
- * (502 STORE_ERROR, 503 unavailable). Every 200 is in the database before anyone retries; retrying
- * every call with its key replays the answered ones and stores each record exactly once.
+ * Issue 8, faults: the PostgreSQL server (one of the test's own, test/support/postgres-server.ts)
+ * is stopped with `pg_ctl stop` and started again, twice, while a steady stream of creates runs
+ * (core `:create` and records `POST /records`): sessions terminated by the server, connections
+ * refused, then the server's own start-up. Every call answers: 200, or its facade's envelope (502
+ * STORE_ERROR, 503 unavailable). Every 200 is in the database before anyone retries; retrying every
+ * call with its key replays the answered ones and stores each record exactly once.
  * (test/records/records-outage.test.ts covers one stop, the readiness probes and half-writes.)
  */
-const describePostgres = (await postgresReachable()) ? describe : describe.skip;
+const describePostgres = PostgresServer.available() ? describe : describe.skip;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Call {
@@ -24,8 +26,7 @@ interface Call {
 
 describePostgres('PostgreSQL stopped and restarted during a stream of creates', () => {
   let host: ArtifactHost;
-  let database: TestDatabase;
-  let proxy: TcpProxy;
+  let server: PostgresServer;
   let sut: TestSystem;
   const run = randomUUID();
   const calls: Call[] = [];
@@ -33,18 +34,12 @@ describePostgres('PostgreSQL stopped and restarted during a stream of creates', 
   beforeAll(async () => {
     const models = await recordsModelHost();
     host = models.host;
-    database = await createDatabase('postgresql');
-    const target = new URL(database.url);
-    proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-    const proxied = new URL(database.url);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    sut = await startTestSystem({ ...NO_AUTH, ...models.env, DATABASE_URL: proxied.toString() });
-  });
+    server = await PostgresServer.create();
+    sut = await startTestSystem({ ...NO_AUTH, ...models.env, DATABASE_URL: server.url });
+  }, 60_000);
   afterAll(async () => {
     await sut?.stop();
-    await proxy?.down();
-    await database?.drop();
+    await server?.destroy();
     await host?.stop();
   });
 
@@ -70,7 +65,7 @@ describePostgres('PostgreSQL stopped and restarted during a stream of creates', 
     const lanes = [0, 1, 2, 3].map(lane);
     for (const [next, wait] of [['stopped', 600], ['restarted', 900], ['stopped again', 900], ['restarted again', 900]] as const) {
       await sleep(wait);
-      await (next.startsWith('stopped') ? proxy.down() : proxy.up());
+      await (next.startsWith('stopped') ? server.stop() : server.start());
       phase = next;
     }
     await sleep(900);
@@ -91,7 +86,7 @@ describePostgres('PostgreSQL stopped and restarted during a stream of creates', 
   });
 
   test('every call answered 200 is in the database, before anyone retries', async () => {
-    const rows = await onDatabase('postgresql', database.url, `SELECT k.key, k.record_id FROM idempotency_keys k WHERE k.key LIKE '${run}-%'`);
+    const rows = await onDatabase('postgresql', server.url, `SELECT k.key, k.record_id FROM idempotency_keys k WHERE k.key LIKE '${run}-%'`);
     const stored = new Map(rows.map((row) => [row.key as string, row.record_id as string]));
     for (const { key, facade, answer } of calls.filter((c) => c.answer.status === 200)) {
       expect({ key, stored: stored.get(key) }).toEqual({ key, stored: facade === 'core' ? answer.json.id : key });
@@ -107,7 +102,7 @@ describePostgres('PostgreSQL stopped and restarted during a stream of creates', 
       }
     };
     for (let i = 0; i < calls.length; i += 8) await Promise.all(calls.slice(i, i + 8).map(retry));
-    const counted = await onDatabase('postgresql', database.url, `SELECT count(*)::int AS records, count(DISTINCT payload->>'n')::int AS distinct_keys FROM records WHERE payload->>'n' LIKE '${run}-%'`);
+    const counted = await onDatabase('postgresql', server.url, `SELECT count(*)::int AS records, count(DISTINCT payload->>'n')::int AS distinct_keys FROM records WHERE payload->>'n' LIKE '${run}-%'`);
     expect(counted).toEqual([{ records: calls.length + 2, distinct_keys: calls.length + 2 }]); // + the two warm-ups
   });
 });

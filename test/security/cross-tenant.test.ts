@@ -152,15 +152,18 @@ describe.each(await backendsUnderTest())('tenant isolation on %s', (backend) => 
     acmeIds.push(gql.data.createRecord.record.id);
   });
 
-  test("an id globex holds answers 409 exactly like acme's own id under another key: existence only, never whose", async () => {
-    const own = `acme-own-${randomUUID()}`;
-    await asAcme(recordsStore(records, { id: own, model: 'bare', version: '0.1', payload: 1 }, `own-${own}`, acme));
-    acmeIds.push(own);
+  test('an id globex holds is free for acme: storing it makes a record of acme\'s, and globex\'s stays globex\'s', async () => {
     const theirId = globexIds[1]!;
-    const theirs = await asAcme(recordsStore(records, { id: theirId, model: 'bare', version: '0.1', payload: 1 }, `taken-${own}`, acme));
-    const mine = await asAcme(recordsStore(records, { id: own, model: 'bare', version: '0.1', payload: 1 }, `again-${own}`, acme));
-    expect(theirs.status).toBe(409);
-    expect(withoutId(theirs, theirId)).toEqual(withoutId(mine, own));
+    const stored = await asAcme(recordsStore(records, { id: theirId, model: 'bare', version: '0.1', payload: { mine: 'records' } }, `taken-${theirId}`, acme));
+    expect({ status: stored.status, body: stored.json }).toEqual({ status: 200, body: { id: theirId } });
+    const created = await asAcme(coreCreate(core, { id: globexIds[3], mine: 'core' }, `taken-core-${theirId}`, acme, BARE));
+    expect({ status: created.status, id: created.json.id }).toEqual({ status: 200, id: globexIds[3] });
+    acmeIds.push(theirId, globexIds[3]!);
+    expect((await asAcme(call(records, 'GET', `/records/${theirId}`, { headers: acme }))).json.payload).toEqual({ mine: 'records' });
+    expect((await call(records, 'GET', `/records/${theirId}`, { headers: globex })).json.payload).toEqual({ secret: SECRET, n: 0 });
+    // Taken within acme now: the conflict is acme's own record, whichever acme subject asks.
+    const again = await asAcme(recordsStore(records, { id: theirId, model: 'bare', version: '0.1', payload: 1 }, `again-${theirId}`, acme));
+    expect({ status: again.status, code: again.json.code }).toEqual({ status: 409, code: 'conflict' });
   });
 
   test('nothing of globex (payload, subject, tenant) is in any answer acme got', () => {

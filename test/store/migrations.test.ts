@@ -69,6 +69,39 @@ describe.each(backends)('migrations on %s', (backend) => {
     expect(rows).toEqual(expected.sort((a, b) => (a.path < b.path ? -1 : 1)));
   });
 
+  test('record namespaces: the records stored before are in their tenant, with every key, grant and number kept', async () => {
+    const migrations = await loadMigrations(backend);
+    const index = migrations.findIndex((migration) => migration.name.endsWith('_record_namespaces'));
+    // A database at the version before, as the migrator left it: the earlier migrations, recorded.
+    for (const migration of migrations.slice(0, index)) await onDatabase(backend, database.url, migration.sql);
+    const instant = backend === 'postgresql' ? "'2025-01-01T00:00:00Z'" : '1735689600000';
+    await onDatabase(backend, database.url, `
+      CREATE TABLE _store_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL);
+      ${migrations.slice(0, index).map((m) => `INSERT INTO _store_migrations VALUES ('${m.name}', '${m.checksum}', '2025-01-01');`).join('\n')}
+      INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
+        VALUES ('in-acme', 'm', '1', '{"n":1}', 'alice', 'acme', ${instant}, ${instant}), ('no-tenant', 'm', '1', '{"n":2}', 'lou', NULL, ${instant}, ${instant});
+      INSERT INTO idempotency_keys (scope, key, fingerprint, record_id, created_at, expires_at)
+        VALUES ('["alice","acme"]', 'k1', 'f1', 'in-acme', ${instant}, ${instant}), ('["lou",null]', 'k2', 'f2', 'no-tenant', ${instant}, ${instant});
+      INSERT INTO record_grants (record_id, grantee_kind, grantee, created_at) VALUES ('in-acme', 'subject', 'bob', ${instant});
+      INSERT INTO record_numbers (record_id, path, value) VALUES ('in-acme', 'n', 1), ('no-tenant', 'n', 2);`);
+
+    expect(await migrate(backend, database.url)).toEqual(migrations.slice(index).map((m) => m.name));
+    const rows = (sql: string) => onDatabase(backend, database.url, sql);
+    expect(await rows('SELECT id, namespace, tenant_id FROM records ORDER BY id')).toEqual([
+      { id: 'in-acme', namespace: 'acme', tenant_id: 'acme' },
+      { id: 'no-tenant', namespace: '', tenant_id: null },
+    ]);
+    expect(await rows('SELECT key, record_id, record_namespace FROM idempotency_keys ORDER BY key')).toEqual([
+      { key: 'k1', record_id: 'in-acme', record_namespace: 'acme' },
+      { key: 'k2', record_id: 'no-tenant', record_namespace: '' },
+    ]);
+    expect(await rows('SELECT record_id, record_namespace, grantee FROM record_grants')).toEqual([{ record_id: 'in-acme', record_namespace: 'acme', grantee: 'bob' }]);
+    expect(await rows('SELECT record_id, record_namespace, value FROM record_numbers ORDER BY value')).toEqual([
+      { record_id: 'in-acme', record_namespace: 'acme', value: 1 },
+      { record_id: 'no-tenant', record_namespace: '', value: 2 },
+    ]);
+  });
+
   test('a migration edited after it was applied stops the start with STORE_ERROR', async () => {
     await migrate(backend, database.url);
     await onDatabase(backend, database.url, `UPDATE _store_migrations SET checksum = 'edited'`);

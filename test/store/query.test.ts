@@ -51,6 +51,13 @@ const matches: [Where, string[]][] = [
   [{ field: 'payload.nested[0]', op: 'eq', value: 1 }, []],
   [{ field: 'payload.tags', op: 'eq', value: 'red' }, []],
   [{ field: 'payload.nested.y', op: 'eq', value: 1 }, []],
+  // an index on a scalar resolves nothing (PostgreSQL's `'1'::jsonb -> 0` is 1)
+  [{ field: 'payload.n[0]', op: 'eq', value: 1 }, []],
+  [{ field: 'payload.s[0]', op: 'eq', value: 'apple' }, []],
+  [{ field: 'payload.n[0]', op: 'exists', value: true }, []],
+  [{ field: 'payload.s[0]', op: 'in', value: ['apple', 'banana'] }, []],
+  [{ field: 'payload.s[0]', op: 'contains', value: 'a' }, []],
+  [{ field: 'payload.s[0]', op: 'gte', value: 'a' }, []],
   // ne: not eq, so also every record without the field
   [{ field: 'payload.n', op: 'ne', value: 1 }, ['r2', 'r3', 'r4', 'r5']],
   [{ field: 'payload.b', op: 'ne', value: true }, ['r2', 'r3', 'r4', 'r5']],
@@ -187,6 +194,7 @@ describe.each(backends)('query on %s', (backend) => {
     ['several keys in order', [{ field: 'payload.b', direction: 'desc' }, { field: 'id', direction: 'desc' }], ['r1', 'r2', 'r5', 'r4', 'r3']],
     ['storage fields', [{ field: 'created_at', direction: 'desc' }], ['r5', 'r4', 'r3', 'r2', 'r1']],
     ['array elements', [{ field: 'payload.tags[0]', direction: 'desc' }], ['r2', 'r1', 'r4', 'r3', 'r5']],
+    ['an index on a scalar is missing', [{ field: 'payload.s[0]', direction: 'desc' }, { field: 'payload.n[0]' }], all],
   ])('sort: %s', async (_, sort, expected) => {
     expect(await ids({ sort })).toEqual(expected);
   });

@@ -106,6 +106,53 @@ describe.each(backends)('records store on %s', (backend) => {
     expect((await create(alice, key, { second: true })).outcome).toBe('created');
   });
 
+  describe('ids are unique within a tenant, not across tenants', () => {
+    const globex: Principal = { subject: 'gina', tenant: 'globex' };
+    const loner: Principal = { subject: 'lou', tenant: null };
+    const byId = (id: string) => parseRecordFilter({ where: [{ field: 'id', op: 'eq', value: id }] });
+    const payloads = async (id: string, viewer: Principal) => (await store.queryRecords(byId(id), viewer, null)).map((r) => r.payload);
+
+    test("another tenant's id is stored as a record of the caller's own, both intact", async () => {
+      const id = randomUUID();
+      await create(globex, randomUUID(), { whose: 'globex' }, id);
+      expect((await create(alice, randomUUID(), { whose: 'acme' }, id)).outcome).toBe('created');
+      expect((await create(loner, randomUUID(), { whose: 'nobody' }, id)).outcome).toBe('created');
+      expect((await store.getRecord(id, alice))?.payload).toEqual({ whose: 'acme' });
+      expect((await store.getRecord(id, globex))?.payload).toEqual({ whose: 'globex' });
+      expect((await store.getRecord(id, loner))?.payload).toEqual({ whose: 'nobody' });
+      expect(await payloads(id, alice)).toEqual([{ whose: 'acme' }]);
+      // Within the tenant the id is taken, whoever of the tenant holds it.
+      await expect(create(bob, randomUUID(), { whose: 'bob' }, id)).rejects.toMatchObject({ code: 'RECORD_CONFLICT' });
+    });
+
+    test('a grant shares the granted record; by id a caller gets their own first, a query lists both', async () => {
+      const id = randomUUID();
+      await create(globex, randomUUID(), { whose: 'globex' }, id);
+      await store.grantRead(id, { kind: 'tenant', id: 'acme' }, globex);
+      expect((await store.getRecord(id, bob))?.payload).toEqual({ whose: 'globex' });
+      await create(alice, randomUUID(), { whose: 'acme' }, id);
+      expect((await store.getRecord(id, alice))?.payload).toEqual({ whose: 'acme' });
+      expect((await store.getRecord(id, bob))?.payload).toEqual({ whose: 'globex' }); // acme's is alice's alone
+      expect(await payloads(id, alice)).toEqual([{ whose: 'globex' }, { whose: 'acme' }]);
+      // alice's grant and revoke act on her own record, never on globex's.
+      await store.grantRead(id, { kind: 'subject', id: 'bob' }, alice);
+      expect(await payloads(id, bob)).toEqual([{ whose: 'globex' }, { whose: 'acme' }]);
+      await store.revokeRead(id, { kind: 'tenant', id: 'acme' }, alice);
+      expect(await payloads(id, bob)).toEqual([{ whose: 'globex' }, { whose: 'acme' }]);
+      await store.revokeRead(id, { kind: 'tenant', id: 'acme' }, globex);
+      expect(await payloads(id, bob)).toEqual([{ whose: 'acme' }]);
+    });
+
+    test('keys replay within their own namespace', async () => {
+      const id = randomUUID();
+      const key = randomUUID();
+      await create(globex, randomUUID(), { whose: 'globex' }, id);
+      const first = await create(alice, key, { whose: 'acme' }, id);
+      const again = await create(alice, key, { whose: 'acme' }, id);
+      expect(again).toEqual({ outcome: 'replayed', record: first.record });
+    });
+  });
+
   test('an expired key is forgotten', async () => {
     const forgetful = await openRecordStore(database.url, { idempotencyTtlSecs: 0 });
     try {

@@ -161,11 +161,17 @@ function sqliteSession(databaseUrl: string): MigrationSession {
       return new Map(rows.map((row) => [String(row.name), String(row.checksum)]));
     },
     async applyOnce(migration) {
+      // SQLite's procedure for schema changes: foreign keys off (a PRAGMA a transaction cannot
+      // change, so on the connection the transaction takes over), checked before the commit.
+      // Rebuilding a table otherwise drops it with ON DELETE CASCADE on the rows that reference it.
+      await client.execute('PRAGMA foreign_keys = OFF');
       const transaction = await client.transaction('write');
       try {
         const found = await transaction.execute({ sql: `SELECT 1 FROM "${HISTORY}" WHERE name = ?`, args: [migration.name] });
         if (found.rows.length === 0) {
           await transaction.executeMultiple(migration.sql);
+          const broken = await transaction.execute('PRAGMA foreign_key_check');
+          if (broken.rows.length > 0) throw new Error(`migration ${migration.name} leaves rows whose foreign keys match nothing`);
           await transaction.execute({
             sql: `INSERT INTO "${HISTORY}" (name, checksum, applied_at) VALUES (?, ?, ?)`,
             args: [migration.name, migration.checksum, new Date().toISOString()],

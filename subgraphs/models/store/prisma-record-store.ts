@@ -14,8 +14,9 @@ import type {
   RecordStore,
   StoredRecord,
 } from './record-store.js';
-import { selectRecords, translateQuery, writePayload } from './query-translator.js';
-import type { Backend, MatchRow, RecordRow } from './query-translator.js';
+import { recordNamespace } from './record-store.js';
+import { selectRecords, selectVisibleRecord, translateQuery, writePayload } from './query-translator.js';
+import type { Backend, RecordKey, RecordRow, SqlStatement } from './query-translator.js';
 import { storeFailure } from './store-error.js';
 import { requireStorable, requireStorablePayload, unstorable } from './storable-json.js';
 import { payloadNumbers } from './record-numbers.js';
@@ -57,13 +58,15 @@ export class PrismaRecordStore implements RecordStore {
     requireStorablePayload(record.payload);
     const now = new Date();
     const { scope, key, fingerprint } = idempotency;
+    const stored: RecordKey = { id: record.id, namespace: recordNamespace(owner) };
+    const reference = { recordId: stored.id, recordNamespace: stored.namespace };
     try {
-      const exactPayload = typeof record.payload === 'number' ? [writePayload(this.backend, record.id, record.payload)] : [];
+      const exactPayload = typeof record.payload === 'number' ? [writePayload(this.backend, stored, record.payload)] : [];
       const [, created] = await this.client.$transaction([
         this.client.idempotencyKey.deleteMany({ where: { scope, key, expiresAt: { lte: now } } }),
         this.client.record.create({
           data: {
-            id: record.id,
+            ...stored,
             model: record.model,
             version: record.version,
             payload: jsonInput(record.payload),
@@ -74,15 +77,15 @@ export class PrismaRecordStore implements RecordStore {
           },
         }),
         this.client.idempotencyKey.create({
-          data: { scope, key, fingerprint, recordId: record.id, createdAt: now, expiresAt: new Date(now.getTime() + this.idempotencyTtlMs) },
+          data: { scope, key, fingerprint, ...reference, createdAt: now, expiresAt: new Date(now.getTime() + this.idempotencyTtlMs) },
         }),
         this.client.recordNumber.createMany({
-          data: payloadNumbers(record.payload).map(({ path, value }) => ({ recordId: record.id, path, value })),
+          data: payloadNumbers(record.payload).map(({ path, value }) => ({ ...reference, path, value })),
         }),
         ...exactPayload.map(({ sql, values }) => this.client.$executeRawUnsafe(sql, ...values)),
       ]);
       // What writePayload wrote, not what Prisma read back: Prisma reads an SQLite REAL to 15 digits.
-      return { outcome: 'created', record: stored({ ...created, payload: record.payload }) };
+      return { outcome: 'created', record: storedRecord({ ...created, payload: record.payload }) };
     } catch (error) {
       if (!isUniqueViolation(error)) throw storeFailure('records store failed', error);
     }
@@ -102,43 +105,42 @@ export class PrismaRecordStore implements RecordStore {
     if (claimed.fingerprint !== fingerprint) {
       throw new DomainError('IDEMPOTENCY_CONFLICT', 'the idempotency key was used for another request');
     }
-    const [original] = await this.loadRecords([claimed.recordId]);
-    return { outcome: 'replayed', record: original };
+    const [original] = await this.loadRecords(selectRecords(this.backend, [{ id: claimed.recordId, namespace: claimed.recordNamespace }]));
+    return { outcome: 'replayed', record: original! };
   }
 
   async getRecord(id: string, viewer: Principal): Promise<StoredRecord | null> {
     if (unstorable(id) !== null) return null; // no stored record can have that id
-    const [found] = await this.guard('records store failed', () => this.loadRecords([id], viewer));
+    const [found] = await this.guard('records store failed', () => this.loadRecords(selectVisibleRecord(this.backend, id, viewer)));
     return found ?? null;
   }
 
-  /** The translated query finds the page of ids in order; a second SELECT loads those records. */
+  /** The translated query finds the page of keys in order; a second SELECT loads those records. */
   async queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]> {
     const { sql, values } = translateQuery(this.backend, filter, viewer, within);
     return this.guard('records store failed', async () => {
-      const ids = (await this.client.$queryRawUnsafe<MatchRow[]>(sql, ...values)).map((row) => row.id);
-      if (ids.length === 0) return [];
-      const found = new Map((await this.loadRecords(ids)).map((record) => [record.id, record]));
-      return ids.map((id) => found.get(id)!);
+      const keys = await this.client.$queryRawUnsafe<RecordKey[]>(sql, ...values);
+      if (keys.length === 0) return [];
+      const found = new Map((await this.client.$queryRawUnsafe<RecordRow[]>(...statement(selectRecords(this.backend, keys)))).map((row) => [keyOf(row), row]));
+      return keys.map((key) => storedRow(found.get(keyOf(key))!));
     });
   }
 
   /**
-   * Records by id, those `viewer` may read when given, with payloads read as JSON text: Prisma's own
-   * loading reads a bare-number payload kept as an SQLite REAL to 15 digits.
+   * Records with payloads read as JSON text: Prisma's own loading reads a bare-number payload kept
+   * as an SQLite REAL to 15 digits.
    */
-  private async loadRecords(ids: string[], viewer?: Principal): Promise<StoredRecord[]> {
-    const { sql, values } = selectRecords(this.backend, ids, viewer);
-    return (await this.client.$queryRawUnsafe<RecordRow[]>(sql, ...values)).map(storedRow);
+  private async loadRecords(select: SqlStatement): Promise<StoredRecord[]> {
+    return (await this.client.$queryRawUnsafe<RecordRow[]>(...statement(select))).map(storedRow);
   }
 
   async grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void> {
     requireStorable('grantee', grantee.id);
     await this.guard('records store failed', async () => {
-      await this.assertOwner(recordId, owner);
+      const record = await this.ownRecord(recordId, owner);
       try {
         await this.client.recordGrant.create({
-          data: { recordId, granteeKind: grantee.kind, grantee: grantee.id, createdAt: new Date() },
+          data: { recordId, recordNamespace: record.namespace, granteeKind: grantee.kind, grantee: grantee.id, createdAt: new Date() },
         });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error; // already granted
@@ -149,15 +151,21 @@ export class PrismaRecordStore implements RecordStore {
   async revokeRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void> {
     requireStorable('grantee', grantee.id);
     await this.guard('records store failed', async () => {
-      await this.assertOwner(recordId, owner);
-      await this.client.recordGrant.deleteMany({ where: { recordId, granteeKind: grantee.kind, grantee: grantee.id } });
+      const record = await this.ownRecord(recordId, owner);
+      await this.client.recordGrant.deleteMany({ where: { recordId, recordNamespace: record.namespace, granteeKind: grantee.kind, grantee: grantee.id } });
     });
   }
 
-  /** Someone else's record answers like a missing one, so grants reveal nothing. */
-  private async assertOwner(recordId: string, owner: Principal): Promise<void> {
-    const owned = unstorable(recordId) !== null ? null : await this.client.record.findFirst({ where: { id: recordId, ...ownedBy(owner) }, select: { id: true } });
-    if (owned === null) throw new DomainError('RECORD_NOT_FOUND', `record ${recordId} not found`);
+  /**
+   * The owner's record with that id, in the owner's namespace when it holds one (an owner without
+   * a tenant also owns what the same subject stored within a tenant, DECISIONS section 4).
+   * Someone else's record answers like a missing one, so grants reveal nothing.
+   */
+  private async ownRecord(recordId: string, owner: Principal): Promise<RecordKey> {
+    const owned = unstorable(recordId) !== null ? [] : await this.client.record.findMany({ where: { id: recordId, ...ownedBy(owner) }, select: { id: true, namespace: true } });
+    const own = owned.find(({ namespace }) => namespace === recordNamespace(owner)) ?? owned.sort((a, b) => (a.namespace < b.namespace ? -1 : 1))[0];
+    if (own === undefined) throw new DomainError('RECORD_NOT_FOUND', `record ${recordId} not found`);
+    return own;
   }
 
   /** Runs a database operation; its failures become STORE_ERROR, domain errors pass through. */
@@ -180,8 +188,17 @@ function jsonInput(payload: JsonValue): Prisma.InputJsonValue | typeof JsonNull 
   return payload === null ? JsonNull : (canonicalize(payload) as Prisma.InputJsonValue);
 }
 
+function statement({ sql, values }: SqlStatement): [string, ...unknown[]] {
+  return [sql, ...values];
+}
+
+/** One string per record key, for a Map. */
+function keyOf({ id, namespace }: RecordKey): string {
+  return JSON.stringify([id, namespace]);
+}
+
 function storedRow(row: RecordRow): StoredRecord {
-  return stored({
+  return storedRecord({
     id: row.id,
     model: row.model,
     version: row.version,
@@ -193,7 +210,7 @@ function storedRow(row: RecordRow): StoredRecord {
   });
 }
 
-function stored(row: RecordModel): StoredRecord {
+function storedRecord(row: Omit<RecordModel, 'namespace'>): StoredRecord {
   return {
     id: row.id,
     model: row.model,

@@ -1,7 +1,7 @@
 import { canonicalJson } from './canonical-json.js';
 import type { JsonValue } from './canonical-json.js';
 import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from './record-filter.js';
-import type { ModelVersion, Principal } from './record-store.js';
+import { type ModelVersion, type Principal, recordNamespace } from './record-store.js';
 import { numberPath } from './record-numbers.js';
 
 /**
@@ -17,8 +17,8 @@ import { numberPath } from './record-numbers.js';
  * - `contains`: substring when field and value are strings, else some array element equals the value;
  * - ranges compare number with number, string with string (code point order), instant with instant;
  * - sort: numbers before strings before booleans before arrays/objects (each type in its own order),
- *   missing and null values last in either direction, then `created_at, id` so pages are stable
- *   (tieBreak).
+ *   missing and null values last in either direction, then `created_at, id, namespace` so pages
+ *   are stable (tieBreak).
  *
  * On PostgreSQL `eq`, `in` and the array case of `contains` also get a containment test
  * (`payload @> …`), implied by the exact test, that the jsonb_path_ops GIN index answers. The exact
@@ -36,9 +36,13 @@ export interface SqlStatement {
   values: unknown[];
 }
 
-/** A row of a translated query: the id of a matching record, in order. */
-export interface MatchRow {
+/**
+ * What identifies a stored record: its id within its namespace (record-store.ts, recordNamespace).
+ * A row of a translated query is the key of a matching record, in order.
+ */
+export interface RecordKey {
   id: string;
+  namespace: string;
 }
 
 /**
@@ -48,6 +52,7 @@ export interface MatchRow {
  */
 export interface RecordRow {
   id: string;
+  namespace: string;
   model: string;
   version: string;
   payload: string;
@@ -69,7 +74,7 @@ export function translateQuery(
   where.push(...filter.where.map((condition) => conditionSql(sql, condition)));
   const order = [...filter.sort.flatMap((key) => sortSql(sql, key, filter.where)), ...tieBreak(filter.sort)];
   const text =
-    `SELECT r.id FROM records r${sql.joins.join('')}` +
+    `SELECT r.id, r.namespace FROM records r${sql.joins.join('')}` +
     ` WHERE ${where.map((clause) => `(${clause})`).join(' AND ')}` +
     ` ORDER BY ${order.join(', ')}` +
     ` LIMIT ${sql.integer(filter.limit)} OFFSET ${sql.integer(filter.offset)}`;
@@ -77,34 +82,51 @@ export function translateQuery(
 }
 
 /**
- * Ties are broken by `created_at`, then `id`, so that pages are stable; both ascending unless the
- * sort names `created_at`, whose direction they then follow (newest first is the exact reverse of
- * the default order). `id` in the column's own collation here, not code point order as in a sort on
- * `id`: the (model, version, created_at, id) and (created_at, id) indexes then give the order
- * themselves, and "the latest 20" reads 20 rows however many match. With a code point tie-break
- * PostgreSQL sorted every match whenever it underestimated them (each payload condition is
- * estimated at well under 1% of the rows), which grew with the table.
+ * Ties are broken by `created_at`, then `id`, then `namespace` (two tenants may hold one id), so
+ * that pages are stable; all ascending unless the sort names `created_at`, whose direction they
+ * then follow (newest first is the exact reverse of the default order). `id` in the column's own
+ * collation here, not code point order as in a sort on `id`: the (model, version, created_at, id,
+ * namespace) and (created_at, id, namespace) indexes then give the order themselves, and "the
+ * latest 20" reads 20 rows however many match. With a code point tie-break PostgreSQL sorted every
+ * match whenever it underestimated them (each payload condition is estimated at well under 1% of
+ * the rows), which grew with the table.
  */
 function tieBreak(sort: SortKey[]): string[] {
   const createdAt = sort.find(({ field }) => field.kind === 'timestamp' && field.column === 'created_at');
   const direction = createdAt?.direction === 'desc' ? 'DESC' : 'ASC';
-  return createdAt ? [`r.id ${direction}`] : [`r.created_at ${direction}`, `r.id ${direction}`];
+  const keys = createdAt ? ['r.id', 'r.namespace'] : ['r.created_at', 'r.id', 'r.namespace'];
+  return keys.map((key) => `${key} ${direction}`);
 }
 
 /**
- * The records of a page of ids (in no particular order), only those `viewer` may read when given.
- * Apart from translateQuery because PostgreSQL computes a SELECT list before sorting: selected there,
- * every payload of a match would be decoded and rendered as text, not only those of the page (300
- * instead of 100 for an `in` of 3 values).
+ * The records of a page of keys (in no particular order). Apart from translateQuery because
+ * PostgreSQL computes a SELECT list before sorting: selected there, every payload of a match would
+ * be decoded and rendered as text, not only those of the page (300 instead of 100 for an `in` of 3
+ * values).
  */
-export function selectRecords(backend: Backend, ids: string[], viewer?: Principal): SqlStatement {
+export function selectRecords(backend: Backend, keys: RecordKey[]): SqlStatement {
   const sql = new SqlWriter(backend);
-  const payload = backend === 'postgresql' ? 'r.payload::text' : SQLITE_PAYLOAD_TEXT;
-  const where = [`r.id IN (${ids.map((id) => sql.text(id)).join(', ')})`];
-  if (viewer !== undefined) where.push(visibleTo(sql, viewer));
+  const rows = keys.map(({ id, namespace }) => `(${sql.text(id)}, ${sql.text(namespace)})`);
+  return recordsWhere(sql, `(r.id, r.namespace) IN (${rows.join(', ')})`);
+}
+
+/**
+ * The record with that id that `viewer` may read. Two may be visible when a grant shares another
+ * tenant's record with an id the viewer's own tenant also holds: the viewer's own namespace wins,
+ * then the first namespace in code point order, so that an id always names the same record.
+ */
+export function selectVisibleRecord(backend: Backend, id: string, viewer: Principal): SqlStatement {
+  const sql = new SqlWriter(backend);
+  const own = sql.text(recordNamespace(viewer));
+  const { sql: text, values } = recordsWhere(sql, `r.id = ${sql.text(id)} AND (${visibleTo(sql, viewer)})`);
+  return { sql: `${text} ORDER BY CASE WHEN r.namespace = ${own} THEN 0 ELSE 1 END, ${sql.collated('r.namespace')} LIMIT 1`, values };
+}
+
+function recordsWhere(sql: SqlWriter, where: string): SqlStatement {
+  const payload = sql.backend === 'postgresql' ? 'r.payload::text' : SQLITE_PAYLOAD_TEXT;
   const text =
-    `SELECT r.id, r.model, r.version, ${payload} AS payload, r.created_by_sub, r.tenant_id, r.created_at, r.updated_at` +
-    ` FROM records r WHERE ${where.map((clause) => `(${clause})`).join(' AND ')}`;
+    `SELECT r.id, r.namespace, r.model, r.version, ${payload} AS payload, r.created_by_sub, r.tenant_id, r.created_at, r.updated_at` +
+    ` FROM records r WHERE ${where}`;
   return { sql: text, values: sql.values };
 }
 
@@ -113,9 +135,9 @@ export function selectRecords(backend: Backend, ids: string[], viewer?: Principa
  * rounded to 15 significant digits (0.30000000000000004 became 0.3, and -1.7976931348623157e308 a
  * JSON null), where the JSON text keeps every digit on both backends.
  */
-export function writePayload(backend: Backend, id: string, payload: JsonValue): SqlStatement {
+export function writePayload(backend: Backend, { id, namespace }: RecordKey, payload: JsonValue): SqlStatement {
   const sql = new SqlWriter(backend);
-  const text = `UPDATE records SET payload = ${sql.json(payload)} WHERE id = ${sql.text(id)}`;
+  const text = `UPDATE records SET payload = ${sql.json(payload)} WHERE id = ${sql.text(id)} AND namespace = ${sql.text(namespace)}`;
   return { sql: text, values: sql.values };
 }
 
@@ -126,7 +148,7 @@ function visibleTo(sql: SqlWriter, viewer: Principal): string {
   const owner = tenant === null ? `r.created_by_sub = ${subject}` : `r.created_by_sub = ${subject} AND r.tenant_id = ${tenant}`;
   const grantees = [`(g.grantee_kind = 'subject' AND g.grantee = ${subject})`];
   if (tenant !== null) grantees.push(`(g.grantee_kind = 'tenant' AND g.grantee = ${tenant})`);
-  return `(${owner}) OR EXISTS (SELECT 1 FROM record_grants g WHERE g.record_id = r.id AND (${grantees.join(' OR ')}))`;
+  return `(${owner}) OR EXISTS (SELECT 1 FROM record_grants g WHERE g.record_id = r.id AND g.record_namespace = r.namespace AND (${grantees.join(' OR ')}))`;
 }
 
 function conditionSql(sql: SqlWriter, condition: Condition): string {
@@ -188,13 +210,17 @@ const COMPARATORS: Record<RangeOperator, string> = { gt: '>', gte: '>=', lt: '<'
 
 // PostgreSQL ------------------------------------------------------------------------------------
 
-/** `->` with a text key yields NULL on an array and with an integer index NULL on an object. */
+/**
+ * The value at a payload path, NULL where the path does not resolve. `->` with a key yields NULL on
+ * anything but an object, so a path of keys is a chain of them. An index yields NULL on an object
+ * but not on a scalar (PostgreSQL reads `'5'::jsonb -> 0` as 5), so a path with an index is a strict
+ * jsonpath, which resolves nothing there (its error silenced into NULL).
+ */
 function postgresValue(sql: SqlWriter, path: PathSegment[]): string {
-  return path.reduce<string>(
-    (expression, segment) =>
-      `${expression} -> ${typeof segment === 'number' ? sql.param(segment, '::int') : sql.text(segment)}`,
-    'r.payload',
-  );
+  if (path.some((segment) => typeof segment === 'number')) {
+    return `jsonb_path_query_first(r.payload, ${sql.param(`strict ${jsonPath(path)}`, '::jsonpath')}, '{}', TRUE)`;
+  }
+  return path.reduce<string>((expression, segment) => `${expression} -> ${sql.text(segment as string)}`, 'r.payload');
 }
 
 function postgresPayloadCondition(sql: SqlWriter, path: PathSegment[], condition: Condition): string {
@@ -260,15 +286,15 @@ const SQLITE_DOCUMENT = 'CAST(r.payload AS TEXT)';
  */
 const SQLITE_PAYLOAD_TEXT = `CASE typeof(r.payload) WHEN 'real' THEN printf('%!.17g', r.payload) ELSE ${SQLITE_DOCUMENT} END`;
 
-/** `$."a"[0]."b"`: keys are [A-Za-z0-9_-] (record-filter.ts), so quoting them is enough. */
-function sqlitePath(path: PathSegment[]): string {
+/** `$."a"[0]."b"` (SQLite's JSON path and PostgreSQL's jsonpath alike): keys are [A-Za-z0-9_-] (record-filter.ts), so quoting them is enough. */
+function jsonPath(path: PathSegment[]): string {
   return path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : `${text}."${segment}"`), '$');
 }
 
 function sqlitePayloadCondition(sql: SqlWriter, path: PathSegment[], condition: Condition): string {
-  const jsonPath = sql.text(sqlitePath(path));
-  const type = `json_type(${SQLITE_DOCUMENT}, ${jsonPath})`;
-  const value = `json_extract(${SQLITE_DOCUMENT}, ${jsonPath})`;
+  const pathText = sql.text(jsonPath(path));
+  const type = `json_type(${SQLITE_DOCUMENT}, ${pathText})`;
+  const value = `json_extract(${SQLITE_DOCUMENT}, ${pathText})`;
   switch (condition.op) {
     case 'eq':
       return sqliteEquals(sql, type, value, condition.value);
@@ -277,7 +303,7 @@ function sqlitePayloadCondition(sql: SqlWriter, path: PathSegment[], condition: 
     case 'in':
       return condition.values.map((item) => sqliteEquals(sql, type, value, item)).join(' OR ');
     case 'contains': {
-      const element = `(${type} = 'array' AND EXISTS (SELECT 1 FROM json_each(${SQLITE_DOCUMENT}, ${jsonPath}) AS element WHERE ${sqliteEquals(sql, 'element.type', 'element.value', condition.value)}))`;
+      const element = `(${type} = 'array' AND EXISTS (SELECT 1 FROM json_each(${SQLITE_DOCUMENT}, ${pathText}) AS element WHERE ${sqliteEquals(sql, 'element.type', 'element.value', condition.value)}))`;
       if (typeof condition.value !== 'string') return element;
       return `(${type} = 'text' AND ${sql.substring(value, sql.text(condition.value))}) OR ${element}`;
     }
@@ -303,9 +329,9 @@ function sqliteEquals(sql: SqlWriter, type: string, value: string, expected: Jso
 }
 
 function sqliteSortKeys(sql: SqlWriter, path: PathSegment[]): JsonSortKeys {
-  const jsonPath = sql.text(sqlitePath(path));
-  const type = `json_type(${SQLITE_DOCUMENT}, ${jsonPath})`;
-  const value = `json_extract(${SQLITE_DOCUMENT}, ${jsonPath})`;
+  const pathText = sql.text(jsonPath(path));
+  const type = `json_type(${SQLITE_DOCUMENT}, ${pathText})`;
+  const value = `json_extract(${SQLITE_DOCUMENT}, ${pathText})`;
   return {
     missing: `(${type} IS NULL OR ${type} = 'null')`,
     rank: `CASE ${type} WHEN 'integer' THEN 0 WHEN 'real' THEN 0 WHEN 'text' THEN 1 WHEN 'true' THEN 2 WHEN 'false' THEN 2 ELSE 3 END`,
@@ -423,7 +449,9 @@ class SqlWriter {
     if (alias === undefined) {
       alias = `n${this.numberAliases.size + 1}`;
       this.numberAliases.set(field, alias);
-      this.joins.push(` LEFT JOIN record_numbers ${alias} ON ${alias}.record_id = r.id AND ${alias}.path = ${this.text(field)}`);
+      this.joins.push(
+        ` LEFT JOIN record_numbers ${alias} ON ${alias}.record_id = r.id AND ${alias}.record_namespace = r.namespace AND ${alias}.path = ${this.text(field)}`,
+      );
     }
     return alias;
   }

@@ -17,14 +17,19 @@ export interface RecordStore {
   /**
    * Stores a record exactly once per idempotency key, also under concurrency and across processes.
    * Throws IDEMPOTENCY_CONFLICT when the key was used with another fingerprint, RECORD_CONFLICT when
-   * the id exists under another key; nothing is stored then, and the key stays free.
+   * the id exists in the owner's namespace under another key; nothing is stored then, and the key
+   * stays free.
    */
   createRecord(request: CreateRecordRequest): Promise<CreateRecordResult>;
-  /** The record when it exists and `viewer` may read it (section 4), else null. */
+  /**
+   * The record with that id that `viewer` may read (section 4), else null. Ids are unique within a
+   * namespace (recordNamespace); when a grant lets the viewer read another tenant's record with an
+   * id the viewer's own namespace also holds, the viewer's own is the one meant.
+   */
   getRecord(id: string, viewer: Principal): Promise<StoredRecord | null>;
   /** The records `viewer` may read that match the filter; `within` limits them to one model version. */
   queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]>;
-  /** Lets a subject or a tenant read a record; only its owner may. Throws RECORD_NOT_FOUND otherwise. */
+  /** Lets a subject or a tenant read a record (the owner's own with that id); only its owner may. Throws RECORD_NOT_FOUND otherwise. */
   grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void>;
   /** Withdraws a grant (no-op when absent); only the owner may. Throws RECORD_NOT_FOUND otherwise. */
   revokeRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void>;
@@ -76,6 +81,15 @@ export interface CreateRecordResult {
 }
 
 export type Grantee = { kind: 'subject' | 'tenant'; id: string };
+
+/**
+ * Record ids are unique within the owner's tenant (or among owners without one, ''; identity never
+ * yields a blank tenant), not across tenants: storing an id that another tenant holds succeeds, so
+ * a conflict never tells that another tenant holds it (issue 8, cross-tenant; docs/DECISIONS.md).
+ */
+export function recordNamespace(owner: Principal): string {
+  return owner.tenant ?? '';
+}
 
 /** Keys are scoped to the caller: subject and tenant, unambiguously joined. */
 export function idempotencyScope(caller: Principal): string {
