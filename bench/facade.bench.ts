@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { type Figure, round } from './figures.js';
-import { type Comparison, type LoadRequest, compareLoads } from './load.js';
+import { type Comparison, type LoadRequest, compareLoads, load } from './load.js';
+import { profileWhile, summarise } from './cpu-profile.js';
 import { type BareRequest, bareExpressServer, bareJsonServer } from './bare-route.js';
 import { calculationArtifactHost, computeRequest, publishedCatalogEntry, sharedAssessment, sharedDataPresent, startBenchSystem } from './fixtures.js';
 
@@ -52,19 +53,19 @@ async function coreRoutes(wanted: (name: string) => boolean): Promise<Figure[]> 
     if (wanted('validate')) {
       const request: LoadRequest = { method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:validate', body: { payload: sharedAssessment() } };
       figures.push(...ratioFigures('validate', 'POST :validate, published 0.0.4, the shared assessment (JSON Schema + SHACL + OWL)', await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
-      figures.push(rssFigure('facade_validate'));
+      figures.push(rssFigure('facade_validate'), await profileFigure('validate', targets.facade, request));
     }
     if (wanted('models')) {
       const request: LoadRequest = { method: 'GET', path: '/models' };
       figures.push(...ratioFigures('models', 'GET /models, one catalog entry', await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
-      figures.push(rssFigure('facade_models'));
+      figures.push(rssFigure('facade_models'), await profileFigure('models', targets.facade, request));
     }
     if (wanted('query')) {
       await createRecords(targets.facade);
       const request: LoadRequest = { method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:query', body: { filter: QUERY_FILTER } };
       const what = `POST :query, ${QUERY_RECORDS} assessments in the SQLite store, eq on payload.product_info.manufacturer (${QUERY_RECORDS / MANUFACTURERS} of them, about 1.8 KB each)`;
       figures.push(...ratioFigures('query', what, await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
-      figures.push(rssFigure('facade_query'));
+      figures.push(rssFigure('facade_query'), await profileFigure('query', targets.facade, request));
     }
   } finally {
     await bare.close();
@@ -111,7 +112,11 @@ async function computeRoute(): Promise<Figure[]> {
     const request: LoadRequest = { method: 'POST', path: '/compute', body: computeRequest() };
     const targets = { ...bare.urls, facade: `http://127.0.0.1:${system.ports.indicators}` };
     const comparison = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS });
-    return [...ratioFigures('compute', 'POST /compute, published 0.0.4, compute-request-recycle-battery, validation delegated to this process\'s core facade on both paths', comparison), rssFigure('facade_compute')];
+    return [
+      ...ratioFigures('compute', 'POST /compute, published 0.0.4, compute-request-recycle-battery, validation delegated to this process\'s core facade on both paths', comparison),
+      rssFigure('facade_compute'),
+      await profileFigure('compute', targets.facade, request),
+    ];
   } finally {
     await bare.close();
     await system.stop();
@@ -164,6 +169,31 @@ function ratioFigures(name: string, what: string, c: Comparison<Sides>): Figure[
     f('node_p50_ms', node.result.p50, 'ms', 'lower', 'bare Node route p50'),
     f('node_rps', round(node.result.rps, 0), 'req/s', 'higher', 'bare Node route throughput'),
   ];
+}
+
+const PROFILE_SECONDS = 5;
+
+/**
+ * Issue 7's proof: a CPU profile of the facade path under load (20 connections, the load generator
+ * in its own process, so the profile is the server's), its five frames with most self time named
+ * in the note. What was done about them: bench/PROFILE.md.
+ */
+async function profileFigure(name: string, facade: string, request: LoadRequest): Promise<Figure> {
+  const { result, profile } = await profileWhile(() => load(facade, request, { seconds: PROFILE_SECONDS }));
+  const summary = summarise(profile);
+  const top = summary.self.slice(0, 5);
+  const frames = top.map(([frame, share], i) => `${i + 1}. ${frame} ${share.toFixed(1)}%`).join('; ');
+  const packages = summary.packages.slice(0, 5).map(([pkg, share]) => `${pkg} ${share.toFixed(1)}%`).join(', ');
+  return {
+    id: `facade.${name}.profile_top5_pct`,
+    value: round(top.reduce((sum, [, share]) => sum + share, 0), 1),
+    unit: '%',
+    better: 'lower',
+    note:
+      `share of the server's CPU samples in its five frames with most self time, facade path under load ` +
+      `(${PROFILE_SECONDS} s, 20 connections, ${round(result.rps, 0)} req/s, ${summary.samples} samples, V8 sampling profiler as --cpu-prof): ${frames}; ` +
+      `by package: ${packages}; what was done about them: bench/PROFILE.md`,
+  };
 }
 
 /**

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { profileWhile } from './cpu-profile.js';
 import { type LoadRequest, load } from './load.js';
 import { calculationArtifactHost, computeRequest, publishedCatalogEntry, sharedAssessment, sharedDataPresent, startBenchSystem } from './fixtures.js';
 
 /**
  * Puts one facade route under load and records a CPU profile of the serving process only (the
- * load generator is a child process). The V8 profiler of `--cpu-prof` is started through the
- * inspector after start-up and a warm-up, so module loading and artifact parsing stay out of it:
+ * load generator is a child process), as `npm run bench` does for its `facade.*.profile_top5_pct`
+ * figures, to a file for a closer look:
  *   node dist/bench/profile-facade.js models|validate|compute [seconds] [out.cpuprofile]
  *   node dist/bench/cpu-profile-summary.js <out.cpuprofile>
  * Findings and what was done about them: bench/PROFILE.md.
@@ -30,15 +30,8 @@ async function main(): Promise<void> {
   try {
     const base = `http://127.0.0.1:${system.ports[request.facade]}`;
     await load(base, request, { seconds: 3 });
-    const session = new Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 200 });
-    await session.post('Profiler.start');
-    const result = await load(base, request, { seconds: Number(seconds) });
-    const { profile } = await session.post('Profiler.stop');
+    const { result, profile } = await profileWhile(() => load(base, request, { seconds: Number(seconds) }));
     writeFileSync(out, JSON.stringify(profile));
-    session.disconnect();
     console.log(JSON.stringify(result), '→', out);
   } finally {
     await system.stop();

@@ -41,13 +41,24 @@ async function main(): Promise<void> {
     if (group.whenNamed && !only?.startsWith(group.prefix)) continue;
     process.stderr.write(`running ${group.prefix} …\n`);
     const measured = await group.run(only);
-    figures.push(...measured.filter((f) => !only || f.id.startsWith(only) || only.startsWith(group.prefix)));
+    figures.push(...measured.filter((f) => !only || f.id.startsWith(only) || only.startsWith(group.prefix)), rssAfter(group.prefix));
   }
   printTable(figures);
   writeFileSync(
     projectPath('bench-results.json'),
     JSON.stringify({ commit: gitSha(), started_at: startedAt, machine: { cpus: os.cpus().length, node: process.version }, figures }, null, 2) + '\n',
   );
+}
+
+/** Issue 7, memory: RSS after each run. Servers in processes of their own report theirs as well. */
+function rssAfter(prefix: string): Figure {
+  return {
+    id: `memory.rss_mb.bench_after_${prefix}`,
+    value: Math.round(process.memoryUsage().rss / 2 ** 20),
+    unit: 'MB',
+    better: 'lower',
+    note: `RSS of the benchmark process right after the ${prefix} figures: the systems it started in this process ran here`,
+  };
 }
 
 function onlyPrefix(args: string[]): string | undefined {

@@ -225,6 +225,19 @@ describe.each(backends)('query on %s', (backend) => {
     expect(await inTies({ sort: [{ field: 'payload.n', direction: 'asc' }, { field: 'created_at', direction: 'desc' }], limit: 2 })).toEqual(['tie-c', 'tie-b']);
   });
 
+  test('pages in index order are the same whether a window of the records holds them or not', async () => {
+    // translateIndexOrderQuery: on PostgreSQL a small page of a condition most records meet is
+    // found among the first 2 × (offset + limit) records; a selective one falls back to the search.
+    for (const where of [[{ field: 'payload.s', op: 'exists', value: true }], [{ field: 'payload.n', op: 'in', value: [10, '7'] }]]) {
+      for (const sort of [[], [{ field: 'created_at', direction: 'desc' }]]) {
+        const whole = await ids({ where, sort });
+        for (const [offset, limit] of [[0, 1], [0, 2], [1, 2], [2, 1], [1, 3]]) {
+          for (let run = 0; run < 2; run++) expect(await ids({ where, sort, offset, limit })).toEqual(whole.slice(offset, offset + limit));
+        }
+      }
+    }
+  });
+
   test('values are data, never SQL', async () => {
     const hostile = `x'); DROP TABLE records; --`;
     expect(await ids({ where: [{ field: 'payload.s', op: 'eq', value: hostile }] })).toEqual([]);

@@ -4,8 +4,9 @@ import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { DomainError } from '../../../kernel/errors.js';
 import { SQLITE_BUSY_TIMEOUT_MS, migrate } from './migrator.js';
+import pg from 'pg';
 import { PrismaRecordStore } from './prisma-record-store.js';
-import type { StoreClient } from './prisma-record-store.js';
+import type { RowReader, StoreClient } from './prisma-record-store.js';
 import type { RecordStore } from './record-store.js';
 import { storeFailure } from './store-error.js';
 
@@ -28,8 +29,14 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
   if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
     await migrate('postgresql', databaseUrl);
     const { PrismaClient } = await import('../../../prisma/generated/postgresql/client.js');
-    const adapter = new PrismaPg({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-    return new PrismaRecordStore('postgresql', new PrismaClient({ adapter }), ttlMs);
+    // One pool: Prisma's adapter writes through it, and the translated queries read through it.
+    const pool = new pg.Pool({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // An idle connection the server ends (a restart) is dropped by the pool; unheard, its error
+    // would end the process. The next query opens a new connection or fails as STORE_ERROR.
+    pool.on('error', () => undefined);
+    const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+    const readRows: RowReader = async (sql, values) => (await pool.query(sql, values)).rows;
+    return new PrismaRecordStore('postgresql', new PrismaClient({ adapter }), readRows, ttlMs);
   }
   if (databaseUrl.startsWith('file:')) {
     const url = `file:${await prepareSqliteFile(databaseUrl)}`;
@@ -39,7 +46,7 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
     const adapter = new PrismaLibSql({ url, timeout: SQLITE_BUSY_TIMEOUT_MS }, { timestampFormat: 'unixepoch-ms' });
     // Same schema, same client shape (see StoreClient).
     const client = new PrismaClient({ adapter }) as unknown as StoreClient;
-    return new PrismaRecordStore('sqlite', client, ttlMs);
+    return new PrismaRecordStore('sqlite', client, (sql, values) => client.$queryRawUnsafe(sql, ...values), ttlMs);
   }
   throw new DomainError('STORE_ERROR', 'the records store URL must start with file:, postgresql:// or postgres://');
 }
