@@ -180,3 +180,35 @@ describe('Record: owned by models, scored by indicators', () => {
     });
   });
 });
+
+describe('one operation over the three subgraphs', () => {
+  test('models, indicators and impact answer one query together; an indicators error leaves the rest', async () => {
+    const created = await graphql(
+      'mutation($payload: JSONObject!) { a: createRecord(model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: "three-a") { record { id } } }',
+      { payload: { ...sampleRequest().payload, id: 'three-subgraphs-scored' } },
+    );
+    const unpublished = await graphql(
+      'mutation($payload: JSONObject!) { b: createRecord(model: "re-indicators-specification", version: "0.0.5", payload: $payload, idempotencyKey: "three-b") { record { id } } }',
+      { payload: { ...sampleRequest().payload, id: 'three-subgraphs-unpublished' } },
+    );
+    expect([created.errors, unpublished.errors]).toEqual([undefined, undefined]);
+    const query = `{
+      modelVersion(model: "${FAMILY}", version: "0.0.4") { version indicatorSpecifications { id } }
+      impactHealth { status }
+      records(filter: { where: [{ field: "id", op: "in", value: ["three-subgraphs-scored", "three-subgraphs-unpublished"] }], sort: [{ field: "id", direction: "asc" }] }) {
+        id version indicatorResult { totalScore }
+      }
+    }`;
+    expect(await graphql(query)).toEqual({
+      data: {
+        modelVersion: { version: '0.0.4', indicatorSpecifications: [{ id: 'REcycle_Sample_Battery' }, { id: 'REuse_Sample_Laptop' }] },
+        impactHealth: { status: 'ok' },
+        records: [
+          { id: 'three-subgraphs-scored', version: '0.0.4', indicatorResult: { totalScore: expect.closeTo(SAMPLE_SCORES.total, 12) } },
+          { id: 'three-subgraphs-unpublished', version: '0.0.5', indicatorResult: null },
+        ],
+      },
+      errors: [contractError('CALCULATION_ARTIFACT_NOT_FOUND', ['records', 1, 'indicatorResult'])],
+    });
+  });
+});

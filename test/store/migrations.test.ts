@@ -102,6 +102,12 @@ describe.each(backends)('migrations on %s', (backend) => {
     ]);
   });
 
+  test('PostgreSQL compresses new payloads with lz4 (this server has it)', async () => {
+    if (backend !== 'postgresql') return;
+    await migrate(backend, database.url);
+    expect(await onDatabase(backend, database.url, "SELECT attcompression FROM pg_attribute WHERE attrelid = 'records'::regclass AND attname = 'payload'")).toEqual([{ attcompression: 'l' }]);
+  });
+
   test('a migration edited after it was applied stops the start with STORE_ERROR', async () => {
     await migrate(backend, database.url);
     await onDatabase(backend, database.url, `UPDATE _store_migrations SET checksum = 'edited'`);
