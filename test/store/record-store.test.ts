@@ -72,6 +72,18 @@ describe.each(backends)('records store on %s', (backend) => {
     }
   });
 
+  test('payload numbers at the edges of a double are indexed exactly: ranges on them answer as on the doubles', async () => {
+    const edges = { min: -1.7976931348623155e308, max: Number.MAX_VALUE, tiny: 5e-324, wide: 1.2345678901234568e20, sum: 0.1 + 0.2 };
+    const { record } = await create(alice, randomUUID(), edges);
+    const found = async (field: string, op: string, value: number) =>
+      (await store.queryRecords(parseRecordFilter({ where: [{ field: `payload.${field}`, op, value }, { field: 'id', op: 'eq', value: record.id }] }), alice, null)).length;
+    for (const [field, value] of Object.entries(edges)) {
+      expect({ field, gte: await found(field, 'gte', value), lte: await found(field, 'lte', value), gt: await found(field, 'gt', value), lt: await found(field, 'lt', value) }).toEqual({ field, gte: 1, lte: 1, gt: 0, lt: 0 });
+    }
+    expect(await found('sum', 'gt', 0.3)).toBe(1);
+    expect(await found('wide', 'lt', 1.2345678901234570e20)).toBe(1);
+  });
+
   test('the same key and request replays the original record, storing nothing new', async () => {
     const key = randomUUID();
     const marker = randomUUID();

@@ -15,7 +15,7 @@ import type {
   StoredRecord,
 } from './record-store.js';
 import { recordNamespace } from './record-store.js';
-import { selectRecord, selectVisibleRecord, translateIndexOrderQuery, translateQuery, writePayload } from './query-translator.js';
+import { selectRecord, selectVisibleRecord, translateIndexOrderQuery, translateQuery, writeNumbers, writePayload } from './query-translator.js';
 import type { Backend, RecordKey, RecordRow, SqlStatement } from './query-translator.js';
 import { ShortcutMemory } from './shortcut-memory.js';
 import { storeFailure } from './store-error.js';
@@ -70,9 +70,14 @@ export class PrismaRecordStore implements RecordStore {
     const now = new Date();
     const { scope, key, fingerprint } = idempotency;
     const stored: RecordKey = { id: record.id, namespace: recordNamespace(owner) };
-    const reference = { recordId: stored.id, recordNamespace: stored.namespace };
     try {
-      const exactPayload = typeof record.payload === 'number' ? [writePayload(this.backend, stored, record.payload)] : [];
+      const numbers = payloadNumbers(record.payload);
+      // Written as SQL of ours, each value exactly (query-translator.ts): the payload's numbers, and
+      // a payload that is a bare number.
+      const exactWrites = [
+        ...(numbers.length > 0 ? [writeNumbers(this.backend, stored, numbers)] : []),
+        ...(typeof record.payload === 'number' ? [writePayload(this.backend, stored, record.payload)] : []),
+      ];
       const [, created] = await this.client.$transaction([
         this.client.idempotencyKey.deleteMany({ where: { scope, key, expiresAt: { lte: now } } }),
         this.client.record.create({
@@ -88,12 +93,9 @@ export class PrismaRecordStore implements RecordStore {
           },
         }),
         this.client.idempotencyKey.create({
-          data: { scope, key, fingerprint, ...reference, createdAt: now, expiresAt: new Date(now.getTime() + this.idempotencyTtlMs) },
+          data: { scope, key, fingerprint, recordId: stored.id, recordNamespace: stored.namespace, createdAt: now, expiresAt: new Date(now.getTime() + this.idempotencyTtlMs) },
         }),
-        this.client.recordNumber.createMany({
-          data: payloadNumbers(record.payload).map(({ path, value }) => ({ ...reference, path, value })),
-        }),
-        ...exactPayload.map(({ sql, values }) => this.client.$executeRawUnsafe(sql, ...values)),
+        ...exactWrites.map(({ sql, values }) => this.client.$executeRawUnsafe(sql, ...values)),
       ]);
       // What writePayload wrote, not what Prisma read back: Prisma reads an SQLite REAL to 15 digits.
       return { outcome: 'created', record: storedRecord({ ...created, payload: record.payload }) };

@@ -2,7 +2,7 @@ import { canonicalJson } from './canonical-json.js';
 import type { JsonValue } from './canonical-json.js';
 import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from './record-filter.js';
 import { type ModelVersion, type Principal, recordNamespace } from './record-store.js';
-import { numberPath } from './record-numbers.js';
+import { type PayloadNumber, numberPath } from './record-numbers.js';
 
 /**
  * Turns a parsed RecordFilter into one parameterised SELECT of the matching records, in order, run
@@ -172,6 +172,24 @@ export function writePayload(backend: Backend, { id, namespace }: RecordKey, pay
   const sql = new SqlWriter(backend);
   const text = `UPDATE records SET payload = ${sql.json(payload)} WHERE id = ${sql.text(id)} AND namespace = ${sql.text(namespace)}`;
   return { sql: text, values: sql.values };
+}
+
+/**
+ * A record's payload numbers into record_numbers, in one statement whatever their count, each double
+ * exactly: as `[path, text]` pairs of one JSON parameter, the text (JavaScript's shortest form that
+ * reads back as the same double) cast by the database. Prisma's createMany wrote some doubles as
+ * 16-digit decimals: -1.7976931348623155e308 arrived as an overflow (out of range on PostgreSQL,
+ * Infinity refused on SQLite) and failed the create. JSON numbers would not do on SQLite, whose
+ * JSON functions read them with 15 digits.
+ */
+export function writeNumbers(backend: Backend, { id, namespace }: RecordKey, numbers: PayloadNumber[]): SqlStatement {
+  const sql = new SqlWriter(backend);
+  const pairs = sql.param(JSON.stringify(numbers.map(({ path, value }) => [path, String(value)])), '::jsonb');
+  const rows =
+    backend === 'postgresql'
+      ? `SELECT ${sql.text(id)}, ${sql.text(namespace)}, n.value ->> 0, (n.value ->> 1)::float8 FROM jsonb_array_elements(${pairs}) AS n(value)`
+      : `SELECT ${sql.text(id)}, ${sql.text(namespace)}, json_extract(n.value, '$[0]'), CAST(json_extract(n.value, '$[1]') AS REAL) FROM json_each(${pairs}) AS n`;
+  return { sql: `INSERT INTO record_numbers (record_id, record_namespace, path, value) ${rows}`, values: sql.values };
 }
 
 /** DECISIONS section 4: the owner (within the caller's tenant, if any), or a grant to the caller. */
