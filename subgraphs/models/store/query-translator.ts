@@ -88,7 +88,7 @@ export function translateIndexOrderQuery(backend: Backend, filter: RecordFilter,
   if (backend !== 'postgresql' || !indexOrder || !payloadCondition || filter.limit === 0) return null;
   return pageQuery(new SqlWriter(backend), filter, viewer, within, (sql) => {
     const scope = within === null ? 'TRUE' : `w.model = ${sql.text(within.model)} AND w.version = ${sql.text(within.version)}`;
-    const order = tieBreak(filter.sort).map(({ expression, direction }) => `${expression.replace('r.', 'w.')} ${direction}`);
+    const order = tieBreak(filter.sort, 'w').map(({ expression, direction }) => `${expression} ${direction}`);
     return `(SELECT w.* FROM records w WHERE ${scope} ORDER BY ${order.join(', ')} LIMIT ${sql.integer(2 * (filter.offset + filter.limit))}) r`;
   });
 }
@@ -128,11 +128,11 @@ interface OrderTerm {
  * match whenever it underestimated them (each payload condition is estimated at well under 1% of
  * the rows), which grew with the table.
  */
-function tieBreak(sort: SortKey[]): OrderTerm[] {
+function tieBreak(sort: SortKey[], records = 'r'): OrderTerm[] {
   const createdAt = sort.find(({ field }) => field.kind === 'timestamp' && field.column === 'created_at');
   const direction = createdAt?.direction === 'desc' ? 'DESC' : 'ASC';
-  const keys = createdAt ? ['r.id', 'r.namespace'] : ['r.created_at', 'r.id', 'r.namespace'];
-  return keys.map((expression) => ({ expression, direction }));
+  const keys = createdAt ? ['id', 'namespace'] : ['created_at', 'id', 'namespace'];
+  return keys.map((column) => ({ expression: `${records}.${column}`, direction }));
 }
 
 /** The record of one key. */
