@@ -13,7 +13,7 @@ const SECONDS = 5;
 const RECORDS = 10;
 
 /** One query over the three subgraphs: a model version, its questionnaire (indicators, an entity fetch), impact, records. */
-const PASSPORT_QUERY = `query Passport($model: String!, $version: String!) {
+export const PASSPORT_QUERY = `query Passport($model: String!, $version: String!) {
   modelVersion(model: $model, version: $version) {
     model version label
     indicatorSpecifications { id indicatorType productCategory parameters { id weight fixedScore questions { id weight answers { id score } } } }
@@ -136,7 +136,7 @@ function commonEnv(workspace: string, name: string): Record<string, string> {
   };
 }
 
-async function createRecords(core: string): Promise<void> {
+export async function createRecords(core: string): Promise<void> {
   for (let i = 0; i < RECORDS; i++) {
     const payload = { ...sharedAssessment(), id: `assessment-bench-${i}` };
     const response = await fetch(`${core}/models/re-indicators-specification/versions/0.0.4:create`, {

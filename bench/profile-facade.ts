@@ -2,13 +2,14 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { profileWhile } from './cpu-profile.js';
 import { type LoadRequest, load } from './load.js';
+import { PASSPORT_QUERY, createRecords } from './gateway.bench.js';
 import { calculationArtifactHost, computeRequest, publishedCatalogEntry, sharedAssessment, sharedDataPresent, startBenchSystem } from './fixtures.js';
 
 /**
  * Puts one facade route under load and records a CPU profile of the serving process only (the
  * load generator is a child process), as `npm run bench` does for its `facade.*.profile_top5_pct`
  * figures, to a file for a closer look:
- *   node dist/bench/profile-facade.js models|validate|compute [seconds] [out.cpuprofile]
+ *   node dist/bench/profile-facade.js models|validate|compute|passport [seconds] [out.cpuprofile]
  *   node dist/bench/cpu-profile-summary.js <out.cpuprofile>
  * Findings and what was done about them: bench/PROFILE.md.
  */
@@ -16,6 +17,8 @@ const ROUTES: Record<string, () => LoadRequest & { facade: string }> = {
   models: () => ({ facade: 'core', method: 'GET', path: '/models' }),
   validate: () => ({ facade: 'core', method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:validate', body: { payload: sharedAssessment() } }),
   compute: () => ({ facade: 'indicators', method: 'POST', path: '/compute', body: computeRequest() }),
+  // The gateway bench's query over the three subgraphs, on the in-process gateway.
+  passport: () => ({ facade: 'gateway', method: 'POST', path: '/graphql', body: { query: PASSPORT_QUERY, variables: { model: 're-indicators-specification', version: '0.0.4' } } }),
 };
 
 async function main(): Promise<void> {
@@ -29,6 +32,7 @@ async function main(): Promise<void> {
   const system = await startBenchSystem({ REGISTRY_CATALOG_JSON: JSON.stringify([entry]), ...artifacts.env });
   try {
     const base = `http://127.0.0.1:${system.ports[request.facade]}`;
+    if (name === 'passport') await createRecords(`http://127.0.0.1:${system.ports.core}`);
     await load(base, request, { seconds: 3 });
     const { result, profile } = await profileWhile(() => load(base, request, { seconds: Number(seconds) }));
     writeFileSync(out, JSON.stringify(profile));

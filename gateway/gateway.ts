@@ -1,19 +1,19 @@
 import { createHash } from 'node:crypto';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
-
-type GatewayExecutor = (requestContext: never) => Promise<unknown>;
 import { type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, print } from 'graphql';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { InProcessDataSource } from './in-process-data-source.js';
 import { InflightSharingDataSource } from './inflight-execution.js';
-import { SingleFetchPlans } from './single-fetch.js';
+import { PlannedOperations } from './planned-operations.js';
+
+type GatewayExecutor = (requestContext: never) => Promise<unknown>;
 
 export interface Gateway {
   /** The client-visible (API) schema. */
   schema: GraphQLSchema;
   /** Executes an operation that the caller has already parsed and validated against `schema`. */
   execute(operation: PreparedOperation, variables: Record<string, unknown>, context: RequestContext): Promise<ExecutionResult>;
-  /** The raw gateway executor, for Apollo Server's request pipeline. */
+  /** The executor for Apollo Server's request pipeline (planned operations first, then @apollo/gateway's). */
   executor: GatewayExecutor;
   stop(): Promise<void>;
 }
@@ -51,31 +51,37 @@ export function prepareOperation(document: DocumentNode): PreparedOperation {
 /**
  * @apollo/gateway over the committed supergraph (no introspection polling). The executor is called
  * directly, bypassing a server's request pipeline: the REST facades hold pre-parsed, pre-validated
- * documents, and the GraphQL endpoint has already done that work in Apollo Server.
+ * documents, and the GraphQL endpoint has already done that work in Apollo Server. @apollo/gateway
+ * plans every operation and answers its first request; later requests run that plan
+ * (planned-operations.ts).
  */
 export async function startGateway(supergraphSdl: string, dataSources: Record<string, GraphQLDataSource>): Promise<Gateway & { apollo: ApolloGateway }> {
   // Set once the API schema is known (below); the gateway calls it only while executing.
-  let singleFetch: SingleFetchPlans | undefined;
+  let planned: PlannedOperations | undefined;
+  // The data sources as the gateway uses them, for the planned `/graphql` operations.
+  const gatewaySources: Record<string, GraphQLDataSource> = {};
   const apollo = new ApolloGateway({
     supergraphSdl,
     // Never show query plans to clients, whatever NODE_ENV says.
     __exposeQueryPlanExperimental: false,
-    experimental_didResolveQueryPlan: (resolved) => singleFetch?.didResolveQueryPlan(resolved),
+    experimental_didResolveQueryPlan: (resolved) => planned?.didResolveQueryPlan(resolved),
     buildService: ({ name }) => {
       const source = dataSources[name];
       if (!source) throw new Error(`no data source for subgraph ${name}`);
-      // Planned fetches share identical in-flight queries (remote sources do it per HTTP fetch).
-      // In-process, the single-fetch path below does not: a REST request is one execution, as in the
-      // original services, and that per-request cost is what the facade bench measures.
-      return source instanceof InProcessDataSource ? new InflightSharingDataSource(source) : source;
+      // Planned fetches of `/graphql` share identical in-flight queries (remote sources do it per
+      // HTTP fetch). The REST facades' operations do not: a REST request is one execution, as in
+      // the original services, and that per-request cost is what the facade bench measures.
+      return (gatewaySources[name] = source instanceof InProcessDataSource ? new InflightSharingDataSource(source) : source);
     },
   });
   const { schema, executor } = await apollo.load();
-  singleFetch = new SingleFetchPlans(schema, dataSources);
+  planned = new PlannedOperations(schema);
+  const gatewayExecutor = executor as GatewayExecutor;
   return {
     apollo,
     schema,
-    executor: executor as GatewayExecutor,
+    // Apollo Server's requests: a planned operation runs its plan (planned-operations.ts).
+    executor: async (requestContext) => (await planned!.execute(requestContext, gatewaySources)) ?? gatewayExecutor(requestContext),
     async execute(prepared, variables, context) {
       const requestContext = {
         request: { query: prepared.query, variables, operationName: prepared.requestOperationName },
@@ -89,11 +95,8 @@ export async function startGateway(supergraphSdl: string, dataSources: Record<st
         contextValue: context,
         metrics: {},
         logger: console,
-        // Lets the plan of this operation be kept for the single-fetch fast path (single-fetch.ts).
-        singleFetchKey: prepared,
       };
-      if (singleFetch!.has(prepared)) return singleFetch!.execute(prepared, prepared.operation, requestContext as never);
-      return (await executor(requestContext as never)) as ExecutionResult;
+      return (await planned!.execute(requestContext as never, dataSources)) ?? ((await gatewayExecutor(requestContext as never)) as ExecutionResult);
     },
     stop: () => apollo.stop(),
   };

@@ -25,7 +25,7 @@ export interface TinySubgraph {
 
 export interface TinyFederation {
   /** POST /graphql on our endpoint; the answer's JSON body and status. */
-  query(query: string, variables?: Record<string, unknown>): Promise<{ status: number; json: any; text: string }>;
+  query(query: string, variables?: Record<string, unknown>, operationName?: string): Promise<{ status: number; json: any; text: string }>;
   /** Operations each subgraph received (one `_entities` batch counts once). */
   calls: Record<string, number>;
   stop(): Promise<void>;
@@ -65,7 +65,7 @@ export async function startTinyFederation(subgraphs: TinySubgraph[], replaced: R
   const server = await listening(endpoint.app.listen(0, '127.0.0.1'));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    query: (query, variables) => call(base, 'POST', '/graphql', { body: { query, variables } }),
+    query: (query, variables, operationName) => call(base, 'POST', '/graphql', { body: { query, variables, operationName } }),
     calls,
     async stop() {
       server.closeAllConnections();

@@ -7,6 +7,10 @@ import type { ValidationSection } from '../domain/validation-section.js';
 /*
  * The domain objects are returned as they are: fields declared with `name` keep the domain's
  * snake_case property and show the camelCase name in the schema, so no resolver copies them.
+ * The questionnaire's types (a published model's is 2,000 objects) use graphql-js's default
+ * resolver (`simpleResolvers`): their fields are plain properties under their schema names, and
+ * type-graphql's own per-field resolver (a middleware chain per field) was a tenth of an in-process
+ * request for it (bench/PROFILE.md). A type that renames a field cannot be simple.
  */
 
 // Enum values keep the contract's spelling (doc 02's named values).
@@ -21,14 +25,14 @@ export enum ResultStatusGql {
 }
 registerEnumType(ResultStatusGql, { name: 'IndicatorResultStatus' });
 
-@ObjectType('AnswerOption', { description: 'One answer a question offers, with its score' })
+@ObjectType('AnswerOption', { description: 'One answer a question offers, with its score', simpleResolvers: true })
 export class AnswerOptionGql {
   @Field() readonly id!: string;
   @Field(() => String, { nullable: true, description: 'Null when the calculation artifact carries no text' }) readonly text!: string | null;
   @Field(() => Float) readonly score!: number;
 }
 
-@ObjectType('QuestionSpecification')
+@ObjectType('QuestionSpecification', { simpleResolvers: true })
 export class QuestionSpecificationGql {
   @Field() readonly id!: string;
   @Field(() => String, { nullable: true, description: 'Null when the calculation artifact carries no text' }) readonly text!: string | null;
@@ -36,7 +40,7 @@ export class QuestionSpecificationGql {
   @Field(() => [AnswerOptionGql]) readonly answers!: readonly AnswerOptionGql[];
 }
 
-@ObjectType('ParameterSpecification')
+@ObjectType('ParameterSpecification', { simpleResolvers: true })
 export class ParameterSpecificationGql {
   @Field() readonly id!: string;
   @Field(() => String, { nullable: true, description: 'Null when the calculation artifact carries no name' }) readonly name!: string | null;
@@ -45,7 +49,7 @@ export class ParameterSpecificationGql {
   @Field(() => [QuestionSpecificationGql]) readonly questions!: readonly QuestionSpecificationGql[];
 }
 
-@ObjectType('IndicatorSpecification', { description: 'One indicator of calculation.json: the questionnaire to answer and how it is scored' })
+@ObjectType('IndicatorSpecification', { description: 'One indicator of calculation.json: the questionnaire to answer and how it is scored', simpleResolvers: true })
 export class IndicatorSpecificationGql {
   @Field({ description: 'The `indicator_specification_id` of a compute request' }) readonly id!: string;
   @Field(() => String, { nullable: true }) readonly indicatorType!: string | null;

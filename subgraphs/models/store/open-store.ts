@@ -34,6 +34,10 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
     // An idle connection the server ends (a restart) is dropped by the pool; unheard, its error
     // would end the process. The next query opens a new connection or fails as STORE_ERROR.
     pool.on('error', () => undefined);
+    // The pool stops listening to a connection while it is checked out (Prisma's adapter holds one
+    // between a transaction's statements): ended then, its error would be unheard too. The
+    // statement in flight, if any, fails on its own; the broken connection is dropped on release.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const adapter = new PrismaPg(pool, { disposeExternalPool: true });
     const readRows: RowReader = async (sql, values) => (await pool.query(sql, values)).rows;
     return new PrismaRecordStore('postgresql', new PrismaClient({ adapter }), readRows, ttlMs);

@@ -4,11 +4,12 @@ import type { ArtifactHost } from '../support/artifact-host.js';
 import { type TestSystem, call, startTestSystem } from '../support/system.js';
 
 /**
- * The gateway's single-fetch fast path (gateway/single-fetch.ts): the first request of a route goes
- * through @apollo/gateway's executor, later ones skip it. Every answer, success or error, must be
- * the same either way.
+ * The REST facades' operations are planned operations (gateway/planned-operations.ts), most of
+ * them one fetch whose data is the answer as it comes: the first request of a route goes through
+ * @apollo/gateway's executor, later ones run its plan. Every answer, success or error, must be the
+ * same either way.
  */
-describe('single-fetch fast path: the same answers as the gateway executor', () => {
+describe('REST routes as planned operations: the same answers as the gateway executor', () => {
   let host: ArtifactHost;
   let idp: JwksServer;
   let sut: TestSystem;

@@ -1,0 +1,101 @@
+import type { Experimental_DidResolveQueryPlanCallback, GraphQLDataSource } from '@apollo/gateway';
+import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, getVariableValues, parse, print } from 'graphql';
+import { type GatewayRequestContext, type PlanNode, type PlanRun, type QueryPlan, executePlan, isExecutablePlan } from './plan-execution.js';
+import { type ResultShape, compileResultShape } from './result-shaping.js';
+
+/** What the second and later requests of an operation need: its plan, compiled. */
+interface PlannedOperation {
+  operation: OperationDefinitionNode;
+  node: PlanNode | undefined;
+  shape: ResultShape;
+  /** The plan is one fetch sending the client's own selection: an answer without errors is the subgraph's data as it comes. */
+  passThrough: boolean;
+}
+
+/**
+ * Operations executed from the query plan @apollo/gateway made for them, without the gateway's
+ * per-request work: building an operation context, re-reading the operation through
+ * federation-internals (`operationFromDocument`), and shaping the answer through that model
+ * (`computeResponse`), which for a large answer (the gateway bench's 125 KB passport) is most of
+ * an in-process request's CPU (bench/PROFILE.md).
+ *
+ * The first request of each operation goes through the gateway's executor, which plans it (and
+ * keeps the plan in its cache); `experimental_didResolveQueryPlan` hands the plan over, and later
+ * requests with the same parsed document and operation name run it here: variables are coerced
+ * against the API schema first, as the gateway's `validateIncomingRequest` does, the fetches run as
+ * its `executeNode` runs them (plan-execution.ts), and the answer is shaped as `computeResponse`
+ * shapes it (result-shaping.ts). A plan of another kind (conditions, `@defer`, rewrites) or an
+ * operation selecting introspection fields stays with the gateway's executor.
+ */
+export class PlannedOperations {
+  private readonly plans = new WeakMap<DocumentNode, Map<string, PlannedOperation | null>>();
+
+  constructor(private readonly apiSchema: GraphQLSchema) {}
+
+  /** For `experimental_didResolveQueryPlan`: compiles the plan of an operation seen for the first time. */
+  readonly didResolveQueryPlan: Experimental_DidResolveQueryPlanCallback = ({ queryPlan, requestContext }) => {
+    const { document, operation } = requestContext;
+    if (!document || !operation) return;
+    let byName = this.plans.get(document);
+    if (!byName) this.plans.set(document, (byName = new Map()));
+    const name = requestContext.request.operationName ?? '';
+    if (!byName.has(name)) byName.set(name, this.compile(queryPlan, document, operation as OperationDefinitionNode));
+  };
+
+  /**
+   * The answer to a request whose operation was planned before, from `dataSources`; null when the
+   * gateway's executor must answer it (not planned yet, a plan it keeps, or `@skip`/`@include`
+   * variables that are not booleans, which the gateway reports in its own words).
+   */
+  async execute(requestContext: GatewayRequestContext, dataSources: Record<string, GraphQLDataSource>): Promise<ExecutionResult | null> {
+    const document = requestContext.document;
+    const planned = document && this.plans.get(document)?.get(requestContext.request.operationName ?? '');
+    if (!planned || requestContext.metrics?.captureTraces) return null;
+    const variables = requestContext.request.variables ?? {};
+    if (planned.operation.variableDefinitions?.length) {
+      const { errors } = getVariableValues(this.apiSchema, planned.operation.variableDefinitions, variables);
+      if (errors) return { errors };
+    }
+    if (!planned.shape.acceptsVariables(variables)) return null;
+    const run: PlanRun = { dataSources, requestContext, variables, schema: this.apiSchema, errors: [] };
+    const gathered = planned.node ? await executePlan(run, planned.node) : Object.create(null);
+    if (planned.passThrough && run.errors.length === 0 && Object.keys(gathered).length > 0) return { data: gathered };
+    return answer(run.errors, () => planned.shape.shape(gathered, variables));
+  }
+
+  private compile(plan: QueryPlan, document: DocumentNode, operation: OperationDefinitionNode): PlannedOperation | null {
+    if (plan.node && !isExecutablePlan(plan.node, this.apiSchema)) return null;
+    const fragments: Record<string, FragmentDefinitionNode> = {};
+    for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+    const shape = compileResultShape(this.apiSchema, operation, fragments);
+    if (!shape) return null;
+    return { operation, node: plan.node, shape, passThrough: sendsClientSelection(plan.node, operation) };
+  }
+}
+
+/**
+ * The gateway's answer from the fetches' errors and the shaped data: shaping errors are reported
+ * under `extensions.valueCompletion` when no fetch failed, and a shaping failure is the answer's
+ * one error.
+ */
+function answer(fetchErrors: GraphQLError[], shape: () => ReturnType<ResultShape['shape']>): ExecutionResult {
+  let shaped;
+  try {
+    shaped = shape();
+  } catch (error) {
+    return { errors: [error instanceof GraphQLError ? error : new GraphQLError((error as Error).message, { originalError: error as Error })] };
+  }
+  if (fetchErrors.length === 0 && shaped.errors.length > 0) return { extensions: { valueCompletion: shaped.errors }, data: shaped.data };
+  return fetchErrors.length === 0 ? { data: shaped.data } : { errors: fetchErrors, data: shaped.data };
+}
+
+/**
+ * Whether the plan is exactly one root fetch sending the client's selection unchanged: the
+ * subgraph's graphql-js execution has then shaped the answer as the gateway would (GET /models,
+ * :validate, /compute, :query and most single-subgraph operations).
+ */
+function sendsClientSelection(node: PlanNode | undefined, operation: OperationDefinitionNode): boolean {
+  if (node?.kind !== 'Fetch' || node.requires?.length) return false;
+  const sent = parse(node.operation).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  return !!sent && sent.operation === operation.operation && print(sent.selectionSet) === print(operation.selectionSet);
+}

@@ -1,0 +1,339 @@
+import {
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  GraphQLError,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+  isCompositeType,
+  isEnumType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isAbstractType,
+  isScalarType,
+  isSpecifiedScalarType,
+  isUnionType,
+  GraphQLString,
+  valueFromASTUntyped,
+} from 'graphql';
+
+/**
+ * The client's answer from the data the plan's fetches gathered, as @apollo/gateway's
+ * `computeResponse` (resultShaping.js) makes it: the operation's selections in order, `@skip` and
+ * `@include`, aliases, fragments by `__typename`, fields the plan added (keys, `__typename`) left
+ * out, nulls bubbling up to the nearest nullable parent, leaves checked against their type. Errors
+ * found here are the same INVALID_GRAPHQL errors, with the same messages and paths.
+ *
+ * The gateway re-reads the operation through federation-internals' model on every request (about
+ * a third of an in-process request's CPU for a large answer, bench/PROFILE.md); here the operation
+ * is compiled once into plain objects over graphql-js types, and shaping is one walk of the data.
+ */
+export interface ResultShape {
+  /** Whether every variable `@skip`/`@include` read is a boolean (the gateway fails the request otherwise). */
+  acceptsVariables(provided: Record<string, unknown>): boolean;
+  shape(input: Record<string, unknown>, variables: Record<string, unknown>): { data: Record<string, unknown> | null; errors: GraphQLError[] };
+}
+
+type Condition = (variables: Record<string, unknown>) => boolean;
+
+interface FieldSelection {
+  kind: 'field';
+  responseName: string;
+  isTypename: boolean;
+  value: ValueShape;
+  selections: Selection[] | null;
+  included: Condition | null;
+}
+
+/** A field's type, unwrapped once at compile time; a leaf carries its value test. */
+type ValueShape =
+  | { kind: 'nonNull'; type: GraphQLOutputType; of: ValueShape }
+  | { kind: 'list'; type: GraphQLOutputType; of: ValueShape }
+  | { kind: 'composite'; type: GraphQLCompositeType }
+  | { kind: 'leaf'; type: GraphQLOutputType; valid: ((value: unknown) => boolean) | null };
+
+interface FragmentSelection {
+  kind: 'fragment';
+  typeCondition: GraphQLCompositeType | null;
+  selections: Selection[];
+  included: Condition | null;
+}
+
+type Selection = FieldSelection | FragmentSelection;
+
+/** Null when the operation selects something this shaping leaves to the gateway (introspection). */
+export function compileResultShape(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>): ResultShape | null {
+  const rootType = schema.getRootType(operation.operation);
+  if (!rootType) return null;
+  const conditionVariables = new Set<string>();
+  const defaults: Record<string, unknown> = {};
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue) defaults[definition.variable.name.value] = valueFromASTUntyped(definition.defaultValue);
+  }
+  let selections: Selection[];
+  try {
+    selections = compileSelectionSet(schema, operation.selectionSet, rootType, fragments, conditionVariables);
+  } catch (error) {
+    if (error === UNSUPPORTED) return null;
+    throw error;
+  }
+  const withDefaults = (provided: Record<string, unknown>) => (conditionVariables.size === 0 ? provided : { ...defaults, ...provided });
+  return {
+    acceptsVariables: (provided) => {
+      const variables = withDefaults(provided);
+      return [...conditionVariables].every((name) => typeof variables[name] === 'boolean');
+    },
+    shape(input, provided) {
+      const run: ShapingRun = { schema, variables: withDefaults(provided), errors: [], path: [], flags: 0 };
+      const data: Record<string, unknown> = {};
+      const bubbled = applySelections(run, input, selections, data, rootType);
+      return { data: bubbled ? null : data, errors: run.errors };
+    },
+  };
+}
+
+const UNSUPPORTED = Symbol('unsupported selection');
+
+function compileSelectionSet(
+  schema: GraphQLSchema,
+  selectionSet: SelectionSetNode,
+  parentType: GraphQLCompositeType,
+  fragments: Record<string, FragmentDefinitionNode>,
+  conditionVariables: Set<string>,
+): Selection[] {
+  return selectionSet.selections.map((node): Selection => {
+    const included = compileCondition(node.directives ?? [], conditionVariables);
+    if (node.kind === Kind.FIELD) return compileField(schema, node, parentType, fragments, conditionVariables, included);
+    const typeName = node.kind === Kind.INLINE_FRAGMENT ? node.typeCondition?.name.value : fragments[node.name.value]?.typeCondition.name.value;
+    const selection = node.kind === Kind.INLINE_FRAGMENT ? node.selectionSet : fragments[node.name.value]?.selectionSet;
+    if (!selection) throw UNSUPPORTED;
+    const typeCondition = typeName === undefined ? null : schema.getType(typeName);
+    if (typeCondition !== null && !isCompositeType(typeCondition)) throw UNSUPPORTED;
+    return { kind: 'fragment', typeCondition, selections: compileSelectionSet(schema, selection, typeCondition ?? parentType, fragments, conditionVariables), included };
+  });
+}
+
+function compileField(
+  schema: GraphQLSchema,
+  node: FieldNode,
+  parentType: GraphQLCompositeType,
+  fragments: Record<string, FragmentDefinitionNode>,
+  conditionVariables: Set<string>,
+  included: Condition | null,
+): FieldSelection {
+  const name = node.name.value;
+  const responseName = node.alias?.value ?? name;
+  // Answers are plain objects (JSON.stringify is faster on them than on prototype-less ones), so
+  // a response name that an object inherits (`constructor`, `__proto__`) stays with the gateway.
+  if (responseName in Object.prototype) throw UNSUPPORTED;
+  if (name === '__typename') return { kind: 'field', responseName, isTypename: true, value: valueShape(GraphQLString), selections: null, included };
+  // `__schema` and `__type` are answered by the gateway's introspection handling.
+  if (name.startsWith('__') || isUnionType(parentType)) throw UNSUPPORTED;
+  const definition: GraphQLField<unknown, unknown> | undefined = parentType.getFields()[name];
+  if (!definition) throw UNSUPPORTED;
+  const fieldType = namedTypeOf(definition.type);
+  const selections = node.selectionSet && isCompositeType(fieldType) ? compileSelectionSet(schema, node.selectionSet, fieldType, fragments, conditionVariables) : null;
+  return { kind: 'field', responseName, isTypename: false, value: valueShape(definition.type), selections, included };
+}
+
+function valueShape(type: GraphQLOutputType): ValueShape {
+  if (isNonNullType(type)) return { kind: 'nonNull', type, of: valueShape(type.ofType) };
+  if (isListType(type)) return { kind: 'list', type, of: valueShape(type.ofType) };
+  if (isCompositeType(type)) return { kind: 'composite', type };
+  return { kind: 'leaf', type, valid: leafTest(type) };
+}
+
+function namedTypeOf(type: GraphQLOutputType): GraphQLNamedType {
+  let named: GraphQLOutputType = type;
+  while (isNonNullType(named) || isListType(named)) named = named.ofType;
+  return named;
+}
+
+/** `@skip(if:)` and `@include(if:)` as one test; null when the selection has neither. */
+function compileCondition(directives: ReadonlyArray<{ name: { value: string }; arguments?: ReadonlyArray<{ name: { value: string }; value: ValueNode }> }>, conditionVariables: Set<string>): Condition | null {
+  const tests: Condition[] = [];
+  for (const directive of directives) {
+    const name = directive.name.value;
+    if (name !== 'skip' && name !== 'include') continue;
+    const argument = directive.arguments?.find((a) => a.name.value === 'if')?.value;
+    if (!argument) throw UNSUPPORTED;
+    let value: Condition;
+    if (argument.kind === Kind.VARIABLE) {
+      const variable = argument.name.value;
+      conditionVariables.add(variable);
+      value = (variables) => variables[variable] as boolean;
+    } else if (argument.kind === Kind.BOOLEAN) {
+      const literal = argument.value;
+      value = () => literal;
+    } else {
+      throw UNSUPPORTED;
+    }
+    tests.push(name === 'skip' ? (variables) => !value(variables) : value);
+  }
+  if (tests.length === 0) return null;
+  return (variables) => tests.every((test) => test(variables));
+}
+
+interface ShapingRun {
+  schema: GraphQLSchema;
+  variables: Record<string, unknown>;
+  errors: GraphQLError[];
+  path: Array<string | number>;
+  /** Set by `updateValue` for the value it returned (the gateway returns `{isInvalid, hasErrors}`). */
+  flags: number;
+}
+
+const INVALID = 1;
+const HAS_ERRORS = 2;
+
+/** True when a null must bubble up past `output` (the gateway's NULL_BUBBLE_UP). */
+function applySelections(run: ShapingRun, input: Record<string, unknown>, selections: Selection[], output: Record<string, unknown>, parentType: GraphQLNamedType): boolean {
+  for (const selection of selections) {
+    if (selection.included && !selection.included(run.variables)) continue;
+    if (selection.kind === 'fragment') {
+      const typename = input.__typename;
+      if (typename !== undefined && typeof typename !== 'string') throw new Error(`Got unexpected value for __typename: ${typename}`);
+      if (!typeConditionApplies(run.schema, selection.typeCondition, typename, parentType)) continue;
+      if (applySelections(run, input, selection.selections, output, selection.typeCondition ?? parentType)) return true;
+      continue;
+    }
+    const { responseName } = selection;
+    const outputValue = output[responseName];
+    if (selection.isTypename) {
+      if (outputValue !== undefined) continue;
+      let inputValue = ownValue(input, responseName) ?? null;
+      if (inputValue === null && responseName !== '__typename') inputValue = input.__typename ?? null;
+      const type = typeof inputValue === 'string' ? (run.schema.getType(inputValue) ?? parentType) : parentType;
+      if (!isObjectType(type)) return true;
+      output[responseName] = type.name;
+      continue;
+    }
+    run.path.push(responseName);
+    output[responseName] = updateValue(run, outputValue, selection.value, ownValue(input, responseName) ?? null, selection.selections, parentType);
+    run.path.pop();
+    if (run.flags & INVALID) return true;
+  }
+  return false;
+}
+
+function updateValue(run: ShapingRun, outputValue: unknown, shape: ValueShape, inputValue: unknown, selections: Selection[] | null, parentType: GraphQLNamedType): unknown {
+  if (outputValue === null || (outputValue !== undefined && !selections)) {
+    run.flags = 0;
+    return outputValue;
+  }
+  if (shape.kind === 'nonNull') {
+    const updated = updateValue(run, outputValue, shape.of, inputValue, selections, parentType);
+    if (updated !== null) {
+      run.flags = 0;
+      return updated;
+    }
+    if (!(run.flags & HAS_ERRORS)) run.errors.push(invalid(`Cannot return null for non-nullable ${describeLast(run.path, shape.of.type, parentType)}.`, run.path));
+    run.flags = INVALID | HAS_ERRORS;
+    return null;
+  }
+  if (inputValue === null) {
+    run.flags = 0;
+    return null;
+  }
+  if (shape.kind === 'list') return updateList(run, outputValue, shape, inputValue, selections, parentType);
+  if (shape.kind === 'composite') return updateObject(run, outputValue, shape.type, inputValue, selections, parentType);
+  if (outputValue !== undefined) throw new Error(`Excepted output to be undefined but got ${shape.type} for type ${shape.type}`);
+  if (!shape.valid || shape.valid(inputValue)) {
+    run.flags = 0;
+    return inputValue;
+  }
+  run.errors.push(invalid(`Invalid value found for ${describeLast(run.path, shape.type, parentType)}.`, run.path));
+  run.flags = HAS_ERRORS;
+  return null;
+}
+
+function updateList(run: ShapingRun, outputValue: unknown, shape: Extract<ValueShape, { kind: 'list' }>, inputValue: unknown, selections: Selection[] | null, parentType: GraphQLNamedType): unknown {
+  if (!Array.isArray(inputValue)) throw new Error(`Invalid non-list value ${inputValue} returned by subgraph for list type ${shape.type}`);
+  if (outputValue !== undefined && !Array.isArray(outputValue)) throw new Error(`Invalid non-list value ${outputValue} returned by subgraph for list type ${shape.type}`);
+  const outputs = outputValue as unknown[] | undefined;
+  if (outputs && inputValue.length !== outputs.length) throw new Error(`[${inputValue}].length (${inputValue.length}) !== [${outputs}].length (${outputs.length})`);
+  let nullify = false;
+  let hasErrors = false;
+  const updated = new Array<unknown>(inputValue.length);
+  for (let index = 0; index < inputValue.length; index++) {
+    run.path.push(index);
+    updated[index] = updateValue(run, outputs?.[index], shape.of, inputValue[index], selections, parentType);
+    run.path.pop();
+    nullify ||= (run.flags & INVALID) !== 0;
+    hasErrors ||= (run.flags & HAS_ERRORS) !== 0;
+  }
+  run.flags = hasErrors ? HAS_ERRORS : 0;
+  return nullify ? null : updated;
+}
+
+function updateObject(run: ShapingRun, outputValue: unknown, type: GraphQLCompositeType, inputValue: unknown, selections: Selection[] | null, parentType: GraphQLNamedType): unknown {
+  if (!selections) throw new Error(`Invalid empty selection set for composite type ${type}`);
+  if (typeof inputValue !== 'object') throw new Error(`Invalid non-object value ${inputValue} returned by subgraph for composite type ${type}`);
+  if (outputValue !== undefined && typeof outputValue !== 'object') throw new Error(`Invalid non-object value ${inputValue} returned by subgraph for composite type ${type}`);
+  const input = inputValue as Record<string, unknown>;
+  const typename = input.__typename;
+  if (typename !== undefined && typeof typename !== 'string') throw new Error(`Invalid non-string value ${typename} for __typename at ${run.path}`);
+  let objectType: GraphQLNamedType = type;
+  if (typename) {
+    const named = run.schema.getType(typename);
+    if (!named || !isCompositeType(named)) {
+      run.errors.push(invalid(`Invalid __typename found for object at ${describeLast(run.path, type, parentType)}.`, run.path));
+      run.flags = HAS_ERRORS;
+      return null;
+    }
+    objectType = named;
+  }
+  const output = (outputValue as Record<string, unknown> | undefined) ?? {};
+  const bubbled = applySelections(run, input, selections, output, objectType);
+  run.flags = bubbled ? HAS_ERRORS : 0;
+  return bubbled ? null : output;
+}
+
+function typeConditionApplies(schema: GraphQLSchema, typeCondition: GraphQLCompositeType | null, typename: string | undefined, parentType: GraphQLNamedType): boolean {
+  if (!typeCondition) return true;
+  const type = typename ? schema.getType(typename) : parentType;
+  if (!type) return false;
+  if (type === typeCondition) return true;
+  return isAbstractType(typeCondition) && (isObjectType(type) || 'getInterfaces' in type) && schema.isSubType(typeCondition, type as never);
+}
+
+const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
+
+/** As federation-internals' `isValidLeafValue`; null for custom scalars, which take anything. */
+function leafTest(type: GraphQLOutputType): ((value: unknown) => boolean) | null {
+  if (isEnumType(type)) return (value) => typeof value === 'string' && type.getValue(value) !== undefined;
+  if (!isScalarType(type) || !isSpecifiedScalarType(type)) return null;
+  const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+  switch (type.name) {
+    case 'Boolean':
+      return (value) => typeof value === 'boolean';
+    case 'Int':
+      return (value) => finite(value) && INTEGER.test(String(value));
+    case 'ID':
+      return (value) => typeof value === 'string' || (finite(value) && INTEGER.test(String(value)));
+    case 'Float':
+      return (value) => finite(value);
+    default:
+      return (value) => typeof value === 'string';
+  }
+}
+
+function describeLast(path: Array<string | number>, type: GraphQLOutputType, parentType: GraphQLNamedType): string {
+  const last = path[path.length - 1];
+  return typeof last === 'string' ? `field ${parentType}.${last}` : `array element of type ${type} at index ${last}`;
+}
+
+function invalid(message: string, path: Array<string | number>): GraphQLError {
+  return new GraphQLError(message, { path: [...path], extensions: { code: 'INVALID_GRAPHQL' } });
+}
+
+function ownValue(object: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+}

@@ -1,0 +1,173 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { jest } from '@jest/globals';
+import { PlannedOperations } from '../../gateway/planned-operations.js';
+import { CredentialForwardingDataSource } from '../../gateway/remote-data-source.js';
+import { DomainError } from '../../kernel/errors.js';
+import { toGraphQLError } from '../../kernel/graphql/graphql-errors.js';
+import { type TinyFederation, type TinySubgraph, startTinyFederation } from './tiny-federation.js';
+
+/**
+ * Planned operations (gateway/planned-operations.ts): the first request of an operation goes
+ * through @apollo/gateway's executor, later ones run the plan it made with our plan execution and
+ * result shaping. Every answer must be the same text either way: data, nulls bubbling up, errors
+ * and their paths, `__typename`, fragments on interfaces and unions, aliases, `@skip`/`@include`,
+ * entity fetches with `@requires`, a subgraph that is down.
+ */
+interface Book {
+  id: string;
+  title: string;
+  pages: number;
+}
+
+const BOOKS: Record<string, Book> = {
+  b1: { id: 'b1', title: 'Dune', pages: 412 },
+  b2: { id: 'b2', title: 'Emma', pages: 474 },
+  bad: { id: 'bad', title: 'Broken', pages: 1 },
+  ghost: { id: 'ghost', title: 'Ghost', pages: 2 },
+};
+const FILMS: Record<string, { id: string; title: string; minutes: number | null }> = { f1: { id: 'f1', title: 'Alien', minutes: 117 } };
+const mediaById = (id: string) => (BOOKS[id] ? { __typename: 'Book', ...BOOKS[id] } : FILMS[id] ? { __typename: 'Film', ...FILMS[id] } : null);
+
+const catalog: TinySubgraph = {
+  name: 'catalog',
+  typeDefs: `
+    type Query { item(id: ID!): Media media(ids: [ID!]!): [Media]! featured: Featured shelf(ids: [ID!]!): Shelf! }
+    type Mutation { rename(id: ID!, title: String!): Media }
+    interface Media { id: ID! title: String! }
+    type Book implements Media @key(fields: "id") { id: ID! title: String! pages: Int! }
+    type Film implements Media @key(fields: "id") { id: ID! title: String! minutes: Int }
+    union Featured = Book | Film
+    type Shelf { label: String! ranking: [Book!]! }`,
+  resolvers: {
+    Query: {
+      item: (_: unknown, { id }: { id: string }) => mediaById(id),
+      media: (_: unknown, { ids }: { ids: string[] }) => ids.map(mediaById),
+      featured: () => mediaById('f1'),
+      shelf: (_: unknown, { ids }: { ids: string[] }) => ({ label: 'Top', ranking: ids.map((id) => BOOKS[id]) }),
+    },
+    Mutation: { rename: (_: unknown, { id, title }: { id: string; title: string }) => ({ ...mediaById(id), title }) },
+    Media: { __resolveType: (media: { __typename: string }) => media.__typename },
+    Featured: { __resolveType: (media: { __typename: string }) => media.__typename },
+    Book: { __resolveReference: ({ id }: { id: string }) => BOOKS[id] ?? null },
+  },
+};
+
+const ratings: TinySubgraph = {
+  name: 'ratings',
+  typeDefs: `
+    type Book @key(fields: "id") { id: ID! pages: Int! @external stars: Float! rating: Rating @requires(fields: "pages") }
+    type Rating { score: Int! label: String }`,
+  resolvers: {
+    Book: {
+      // "ghost" is unknown here: its entity is null, so its non-null stars are missing from the data.
+      __resolveReference: (reference: { id: string; pages?: number }) => (reference.id === 'ghost' ? null : reference),
+      stars: ({ id }: { id: string }) => {
+        if (id === 'bad') throw toGraphQLError(new DomainError('STORE_ERROR', 'ratings of bad are unavailable', { reason: 'test' }));
+        return id === 'b1' ? 4.5 : 3;
+      },
+      rating: ({ pages }: { pages: number }) => ({ score: pages > 450 ? 5 : 4, label: pages > 450 ? 'long' : null }),
+    },
+  },
+};
+
+const cases: Array<{ name: string; query: string; variables?: Record<string, unknown>; gatewayOnly?: string }> = [
+  { name: 'fields from two subgraphs, __typename, @requires', query: '{ item(id: "b1") { __typename id title ... on Book { pages stars rating { score label } } ... on Film { minutes } } }' },
+  { name: 'a list over an interface, aliases, a named fragment', query: '{ media(ids: ["b1", "f1", "b2", "nope"]) { id t: title ...BookBits } } fragment BookBits on Book { stars p: pages }' },
+  { name: 'a union', query: '{ featured { __typename ... on Book { title stars } ... on Film { title minutes } } }' },
+  { name: '__typename at the root and aliased', query: '{ kind: __typename item(id: "f1") { t: __typename ... on Film { __typename } } }' },
+  {
+    name: '@skip and @include, variables and literals, a default',
+    query: 'query Q($withStars: Boolean!, $noTitle: Boolean = false) { item(id: "b2") { id title @skip(if: $noTitle) ... on Book { stars @include(if: $withStars) pages @include(if: true) } } }',
+    variables: { withStars: true },
+    gatewayOnly: 'a Condition node',
+  },
+  {
+    name: '@skip and @include the other way',
+    query: 'query Q($withStars: Boolean!, $noTitle: Boolean = false) { item(id: "b2") { id title @skip(if: $noTitle) ... on Book { stars @include(if: $withStars) } } }',
+    variables: { withStars: false, noTitle: true },
+    gatewayOnly: 'a Condition node',
+  },
+  {
+    name: '@skip and @include on fields of the first fetch, beside an entity fetch',
+    query: 'query Q($noTitle: Boolean = false, $pages: Boolean!) { item(id: "b1") { id title @skip(if: $noTitle) ... on Book { pages @include(if: $pages) stars } } }',
+    variables: { pages: false },
+  },
+  { name: 'a variable of the wrong type', query: 'query Q($id: ID!) { item(id: $id) { id ... on Book { stars } } }', variables: { id: { not: 'an id' } }, gatewayOnly: 'never planned' },
+  { name: 'a missing variable', query: 'query Q($id: ID!) { item(id: $id) { id } }', variables: {}, gatewayOnly: 'never planned' },
+  { name: 'an entity fetch error in a list: the item nulls, the error at its path', query: '{ media(ids: ["b1", "bad"]) { id ... on Book { stars } } }' },
+  { name: 'a null bubbling through non-null lists up to data', query: '{ shelf(ids: ["b1", "bad"]) { label ranking { id stars } } }' },
+  { name: 'a null entity: non-null data missing, reported under valueCompletion', query: '{ item(id: "ghost") { id ... on Book { stars } } }' },
+  { name: 'one operation of several, by name', query: 'query A { featured { __typename } } query B { item(id: "b2") { title ... on Book { stars } } }' },
+  { name: 'a mutation answered by one subgraph', query: 'mutation { rename(id: "b1", title: "Dune Messiah") { id title } }' },
+];
+
+const caseNamed = (prefix: string) => cases.find((c) => c.name.startsWith(prefix))!;
+
+describe('planned operations: the same answers as @apollo/gateway executing them', () => {
+  let library: TinyFederation;
+  const planned = jest.spyOn(PlannedOperations.prototype, 'execute');
+  beforeAll(async () => {
+    library = await startTinyFederation([catalog, ratings]);
+  });
+  afterAll(async () => {
+    await library?.stop();
+    planned.mockRestore();
+  });
+
+  test.each(cases)('$name', async ({ query, variables }) => {
+    const operationName = query.includes('query A') ? 'B' : undefined;
+    const answers = await thrice(library, query, variables, operationName);
+    expect(answers[0]!.status).toBe(answers[1]!.status);
+    expect(answers[1]!.text).toBe(answers[0]!.text);
+    expect(answers[2]!.text).toBe(answers[0]!.text);
+  });
+
+  // Invalid variables fail before the gateway plans; a plan with a Condition node stays with it.
+  test('the later requests were answered from their plan, except where the gateway keeps the operation', async () => {
+    const fromPlan: string[] = [];
+    for (const { name, query, variables } of cases) {
+      planned.mockClear();
+      await thrice(library, query, variables, query.includes('query A') ? 'B' : undefined);
+      const results = await Promise.all(planned.mock.results.map((r) => r.value));
+      if (results.length === 3 && results.slice(1).every((r) => r !== null)) fromPlan.push(name);
+    }
+    expect(fromPlan).toEqual(cases.filter((c) => !c.gatewayOnly).map((c) => c.name));
+  });
+
+  test('answers as a client sees them', async () => {
+    expect((await library.query(caseNamed('fields from two').query)).json).toEqual({
+      data: { item: { __typename: 'Book', id: 'b1', title: 'Dune', pages: 412, stars: 4.5, rating: { score: 4, label: null } } },
+    });
+    const list = await library.query(caseNamed('an entity fetch error').query);
+    expect(list.json).toEqual({ data: { media: [{ id: 'b1', stars: 4.5 }, null] }, errors: [expect.objectContaining({ path: ['media', 1, 'stars'], extensions: expect.objectContaining({ code: 'STORE_ERROR' }) })] });
+    expect((await library.query(caseNamed('a null bubbling').query)).json).toMatchObject({ data: null, errors: [{ path: ['shelf', 'ranking', 1, 'stars'] }] });
+    const ghost = await library.query(caseNamed('a null entity').query);
+    expect(ghost.json.data).toEqual({ item: null });
+    expect(ghost.json.extensions.valueCompletion).toEqual([expect.objectContaining({ message: 'Cannot return null for non-nullable field Book.stars.', path: ['item', 'stars'] })]);
+  });
+});
+
+describe('planned operations with a subgraph that is down', () => {
+  test('the fetch error and the other subgraph\'s data, the same every time', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const library = await startTinyFederation([catalog, ratings], { ratings: new CredentialForwardingDataSource(`http://127.0.0.1:${port}/graphql`) });
+    try {
+      const answers = await thrice(library, '{ media(ids: ["b1", "f1"]) { id title ... on Book { stars } } }');
+      expect(answers[0]!.json).toEqual({ data: { media: [null, { id: 'f1', title: 'Alien' }] }, errors: [{ message: 'internal error', extensions: { code: 'INTERNAL_ERROR' } }] });
+      expect(answers[1]!.text).toBe(answers[0]!.text);
+      expect(answers[2]!.text).toBe(answers[0]!.text);
+    } finally {
+      await library.stop();
+    }
+  });
+});
+
+async function thrice(federation: TinyFederation, query: string, variables?: Record<string, unknown>, operationName?: string) {
+  const answers = [];
+  for (let i = 0; i < 3; i++) answers.push(await federation.query(query, variables, operationName));
+  return answers;
+}
