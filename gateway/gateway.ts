@@ -75,7 +75,7 @@ export async function startGateway(supergraphSdl: string, dataSources: Record<st
     },
   });
   const { schema, executor } = await apollo.load();
-  planned = new PlannedOperations(schema);
+  planned = new PlannedOperations(schema, supergraphSdl);
   const gatewayExecutor = executor as GatewayExecutor;
   return {
     apollo,

@@ -160,6 +160,10 @@ async function sendFetch(
  */
 function downstreamServiceError(error: { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> }, serviceName: string, pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined): GraphQLError {
   const message = error.message || `Error while fetching subquery from service "${serviceName}"`;
+  const code = error.extensions?.code;
+  // The gateway looks codes up in a plain object (`errorCodeDef`): a code that an object inherits
+  // (`constructor`) makes it throw there, which fails the whole fetch. So it does here.
+  if (typeof code === 'string' && code in Object.prototype) throw new TypeError(`unusable error code from subgraph "${serviceName}"`);
   const extensions = error.extensions?.code ? { ...error.extensions, serviceName } : { ...error.extensions, serviceName, code: 'DOWNSTREAM_SERVICE_ERROR' };
   return new GraphQLError(message, { originalError: error as Error, path: pathOf(error.path), extensions });
 }

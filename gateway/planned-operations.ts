@@ -1,4 +1,5 @@
 import type { Experimental_DidResolveQueryPlanCallback, GraphQLDataSource } from '@apollo/gateway';
+import { type Schema, Supergraph, operationFromDocument } from '@apollo/federation-internals';
 import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, getVariableValues, parse, print } from 'graphql';
 import { type GatewayRequestContext, type PlanNode, type PlanRun, type QueryPlan, executePlan, isExecutablePlan } from './plan-execution.js';
 import { type ResultShape, compileResultShape } from './result-shaping.js';
@@ -14,10 +15,10 @@ interface PlannedOperation {
 
 /**
  * Operations executed from the query plan @apollo/gateway made for them, without the gateway's
- * per-request work: building an operation context, re-reading the operation through
- * federation-internals (`operationFromDocument`), and shaping the answer through that model
- * (`computeResponse`), which for a large answer (the gateway bench's 125 KB passport) is most of
- * an in-process request's CPU (bench/PROFILE.md).
+ * per-request work: building an operation context, reading the operation into federation-internals'
+ * model (`operationFromDocument`), and shaping the answer through that model (`computeResponse`),
+ * which for a large answer (the gateway bench's 125 KB passport) was most of an in-process
+ * request's CPU (bench/PROFILE.md). Here the model is read once per operation and compiled.
  *
  * The first request of each operation goes through the gateway's executor, which plans it (and
  * keeps the plan in its cache); `experimental_didResolveQueryPlan` hands the plan over, and later
@@ -29,8 +30,20 @@ interface PlannedOperation {
  */
 export class PlannedOperations {
   private readonly plans = new WeakMap<DocumentNode, Map<string, PlannedOperation | null>>();
+  /** federation-internals' API schema (160 ms to build), built with the first plan rather than at every start. */
+  private federationApiSchema: Schema | undefined;
+  /**
+   * With `@inaccessible` elements in the supergraph, a subgraph's data may hold values the API
+   * schema hides (an enum value, an object type), which only the gateway's shaping removes.
+   */
+  private readonly hidesElements: boolean;
 
-  constructor(private readonly apiSchema: GraphQLSchema) {}
+  constructor(
+    private readonly apiSchema: GraphQLSchema,
+    private readonly supergraphSdl: string,
+  ) {
+    this.hidesElements = /(?<!directive )@inaccessible\b/.test(supergraphSdl);
+  }
 
   /** For `experimental_didResolveQueryPlan`: compiles the plan of an operation seen for the first time. */
   readonly didResolveQueryPlan: Experimental_DidResolveQueryPlanCallback = ({ queryPlan, requestContext }) => {
@@ -65,11 +78,18 @@ export class PlannedOperations {
 
   private compile(plan: QueryPlan, document: DocumentNode, operation: OperationDefinitionNode): PlannedOperation | null {
     if (plan.node && !isExecutablePlan(plan.node, this.apiSchema)) return null;
-    const fragments: Record<string, FragmentDefinitionNode> = {};
-    for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
-    const shape = compileResultShape(this.apiSchema, operation, fragments);
+    const fragments = document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+    this.federationApiSchema ??= Supergraph.build(this.supergraphSdl).apiSchema();
+    let federationOperation;
+    try {
+      // As `executeQueryPlan` reads the operation: its definition and the document's fragments, unvalidated.
+      federationOperation = operationFromDocument(this.federationApiSchema, { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] }, { validate: false });
+    } catch {
+      return null;
+    }
+    const shape = compileResultShape(this.apiSchema, federationOperation);
     if (!shape) return null;
-    return { operation, node: plan.node, shape, passThrough: sendsClientSelection(plan.node, operation) };
+    return { operation, node: plan.node, shape, passThrough: !this.hidesElements && sendsClientSelection(plan.node, operation) };
   }
 }
 

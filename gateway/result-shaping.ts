@@ -1,16 +1,12 @@
+import type { Field, FragmentElement, Operation, SelectionSet } from '@apollo/federation-internals';
+import { Variable } from '@apollo/federation-internals';
 import {
-  type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   GraphQLError,
-  type GraphQLField,
   type GraphQLNamedType,
   type GraphQLOutputType,
   type GraphQLSchema,
-  Kind,
-  type OperationDefinitionNode,
-  type SelectionSetNode,
-  type ValueNode,
+  type OperationTypeNode,
   isCompositeType,
   isEnumType,
   isListType,
@@ -19,9 +15,7 @@ import {
   isAbstractType,
   isScalarType,
   isSpecifiedScalarType,
-  isUnionType,
   GraphQLString,
-  valueFromASTUntyped,
 } from 'graphql';
 
 /**
@@ -31,9 +25,11 @@ import {
  * out, nulls bubbling up to the nearest nullable parent, leaves checked against their type. Errors
  * found here are the same INVALID_GRAPHQL errors, with the same messages and paths.
  *
- * The gateway re-reads the operation through federation-internals' model on every request (about
- * a third of an in-process request's CPU for a large answer, bench/PROFILE.md); here the operation
- * is compiled once into plain objects over graphql-js types, and shaping is one walk of the data.
+ * The gateway walks federation-internals' model of the operation on every request, through its
+ * re-export getters (about a third of an in-process request's CPU for a large answer,
+ * bench/PROFILE.md). Here that same model (selections merged by response name and by fragment
+ * type condition, as the gateway sees them) is compiled once into plain objects over graphql-js
+ * types, and shaping is one walk of the data.
  */
 export interface ResultShape {
   /** Whether every variable `@skip`/`@include` read is a boolean (the gateway fails the request otherwise). */
@@ -68,18 +64,19 @@ interface FragmentSelection {
 
 type Selection = FieldSelection | FragmentSelection;
 
-/** Null when the operation selects something this shaping leaves to the gateway (introspection). */
-export function compileResultShape(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>): ResultShape | null {
-  const rootType = schema.getRootType(operation.operation);
+/**
+ * `operation` is federation-internals' model of the client operation, as @apollo/gateway's
+ * `executeQueryPlan` builds it (`operationFromDocument` over the API schema). Null when it selects
+ * something this shaping leaves to the gateway (introspection).
+ */
+export function compileResultShape(schema: GraphQLSchema, operation: Operation): ResultShape | null {
+  const rootType = schema.getRootType(operation.rootKind as OperationTypeNode);
   if (!rootType) return null;
   const conditionVariables = new Set<string>();
-  const defaults: Record<string, unknown> = {};
-  for (const definition of operation.variableDefinitions ?? []) {
-    if (definition.defaultValue) defaults[definition.variable.name.value] = valueFromASTUntyped(definition.defaultValue);
-  }
+  const defaults = operation.collectDefaultedVariableValues();
   let selections: Selection[];
   try {
-    selections = compileSelectionSet(schema, operation.selectionSet, rootType, fragments, conditionVariables);
+    selections = compileSelectionSet(schema, operation.selectionSet, conditionVariables);
   } catch (error) {
     if (error === UNSUPPORTED) return null;
     throw error;
@@ -101,45 +98,37 @@ export function compileResultShape(schema: GraphQLSchema, operation: OperationDe
 
 const UNSUPPORTED = Symbol('unsupported selection');
 
-function compileSelectionSet(
-  schema: GraphQLSchema,
-  selectionSet: SelectionSetNode,
-  parentType: GraphQLCompositeType,
-  fragments: Record<string, FragmentDefinitionNode>,
-  conditionVariables: Set<string>,
-): Selection[] {
-  return selectionSet.selections.map((node): Selection => {
-    const included = compileCondition(node.directives ?? [], conditionVariables);
-    if (node.kind === Kind.FIELD) return compileField(schema, node, parentType, fragments, conditionVariables, included);
-    const typeName = node.kind === Kind.INLINE_FRAGMENT ? node.typeCondition?.name.value : fragments[node.name.value]?.typeCondition.name.value;
-    const selection = node.kind === Kind.INLINE_FRAGMENT ? node.selectionSet : fragments[node.name.value]?.selectionSet;
-    if (!selection) throw UNSUPPORTED;
+function compileSelectionSet(schema: GraphQLSchema, selectionSet: SelectionSet, conditionVariables: Set<string>): Selection[] {
+  const parentType = schema.getType(selectionSet.parentType.name);
+  if (!parentType || !isCompositeType(parentType)) throw UNSUPPORTED;
+  return selectionSet.selections().map((selection): Selection => {
+    const included = compileCondition(selection.element, conditionVariables);
+    if (selection.kind === 'FieldSelection') return compileField(schema, selection.element, selection.selectionSet, parentType, conditionVariables, included);
+    const typeName = selection.element.typeCondition?.name;
     const typeCondition = typeName === undefined ? null : schema.getType(typeName);
     if (typeCondition !== null && !isCompositeType(typeCondition)) throw UNSUPPORTED;
-    return { kind: 'fragment', typeCondition, selections: compileSelectionSet(schema, selection, typeCondition ?? parentType, fragments, conditionVariables), included };
+    return { kind: 'fragment', typeCondition, selections: compileSelectionSet(schema, selection.selectionSet, conditionVariables), included };
   });
 }
 
 function compileField(
   schema: GraphQLSchema,
-  node: FieldNode,
+  field: Field,
+  selectionSet: SelectionSet | undefined,
   parentType: GraphQLCompositeType,
-  fragments: Record<string, FragmentDefinitionNode>,
   conditionVariables: Set<string>,
   included: Condition | null,
 ): FieldSelection {
-  const name = node.name.value;
-  const responseName = node.alias?.value ?? name;
+  const responseName = field.responseName();
   // Answers are plain objects (JSON.stringify is faster on them than on prototype-less ones), so
   // a response name that an object inherits (`constructor`, `__proto__`) stays with the gateway.
   if (responseName in Object.prototype) throw UNSUPPORTED;
-  if (name === '__typename') return { kind: 'field', responseName, isTypename: true, value: valueShape(GraphQLString), selections: null, included };
+  if (field.name === '__typename') return { kind: 'field', responseName, isTypename: true, value: valueShape(GraphQLString), selections: null, included };
   // `__schema` and `__type` are answered by the gateway's introspection handling.
-  if (name.startsWith('__') || isUnionType(parentType)) throw UNSUPPORTED;
-  const definition: GraphQLField<unknown, unknown> | undefined = parentType.getFields()[name];
+  if (field.definition.isSchemaIntrospectionField() || !('getFields' in parentType)) throw UNSUPPORTED;
+  const definition = parentType.getFields()[field.name];
   if (!definition) throw UNSUPPORTED;
-  const fieldType = namedTypeOf(definition.type);
-  const selections = node.selectionSet && isCompositeType(fieldType) ? compileSelectionSet(schema, node.selectionSet, fieldType, fragments, conditionVariables) : null;
+  const selections = selectionSet ? compileSelectionSet(schema, selectionSet, conditionVariables) : null;
   return { kind: 'field', responseName, isTypename: false, value: valueShape(definition.type), selections, included };
 }
 
@@ -150,28 +139,20 @@ function valueShape(type: GraphQLOutputType): ValueShape {
   return { kind: 'leaf', type, valid: leafTest(type) };
 }
 
-function namedTypeOf(type: GraphQLOutputType): GraphQLNamedType {
-  let named: GraphQLOutputType = type;
-  while (isNonNullType(named) || isListType(named)) named = named.ofType;
-  return named;
-}
-
-/** `@skip(if:)` and `@include(if:)` as one test; null when the selection has neither. */
-function compileCondition(directives: ReadonlyArray<{ name: { value: string }; arguments?: ReadonlyArray<{ name: { value: string }; value: ValueNode }> }>, conditionVariables: Set<string>): Condition | null {
+/** The gateway's `shouldSkip`: the first `@skip` and the first `@include`, as one test; null when neither. */
+function compileCondition(element: Field | FragmentElement, conditionVariables: Set<string>): Condition | null {
   const tests: Condition[] = [];
-  for (const directive of directives) {
-    const name = directive.name.value;
-    if (name !== 'skip' && name !== 'include') continue;
-    const argument = directive.arguments?.find((a) => a.name.value === 'if')?.value;
-    if (!argument) throw UNSUPPORTED;
+  for (const name of ['skip', 'include'] as const) {
+    const directive = element.appliedDirectivesOf(name)[0];
+    if (!directive) continue;
+    const argument: unknown = directive.arguments().if;
     let value: Condition;
-    if (argument.kind === Kind.VARIABLE) {
-      const variable = argument.name.value;
+    if (argument instanceof Variable) {
+      const variable = argument.name;
       conditionVariables.add(variable);
       value = (variables) => variables[variable] as boolean;
-    } else if (argument.kind === Kind.BOOLEAN) {
-      const literal = argument.value;
-      value = () => literal;
+    } else if (typeof argument === 'boolean') {
+      value = () => argument;
     } else {
       throw UNSUPPORTED;
     }
@@ -199,8 +180,8 @@ function applySelections(run: ShapingRun, input: Record<string, unknown>, select
     if (selection.included && !selection.included(run.variables)) continue;
     if (selection.kind === 'fragment') {
       const typename = input.__typename;
-      if (typename !== undefined && typeof typename !== 'string') throw new Error(`Got unexpected value for __typename: ${typename}`);
-      if (!typeConditionApplies(run.schema, selection.typeCondition, typename, parentType)) continue;
+      if (typename && typeof typename !== 'string') throw new Error(`Got unexpected value for __typename: ${typename}`);
+      if (!typeConditionApplies(run.schema, selection.typeCondition, typename as string | undefined, parentType)) continue;
       if (applySelections(run, input, selection.selections, output, selection.typeCondition ?? parentType)) return true;
       continue;
     }

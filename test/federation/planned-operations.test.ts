@@ -5,6 +5,7 @@ import { PlannedOperations } from '../../gateway/planned-operations.js';
 import { CredentialForwardingDataSource } from '../../gateway/remote-data-source.js';
 import { DomainError } from '../../kernel/errors.js';
 import { toGraphQLError } from '../../kernel/graphql/graphql-errors.js';
+import { GraphQLError } from 'graphql';
 import { type TinyFederation, type TinySubgraph, startTinyFederation } from './tiny-federation.js';
 
 /**
@@ -27,16 +28,19 @@ const BOOKS: Record<string, Book> = {
   ghost: { id: 'ghost', title: 'Ghost', pages: 2 },
 };
 const FILMS: Record<string, { id: string; title: string; minutes: number | null }> = { f1: { id: 'f1', title: 'Alien', minutes: 117 } };
-const mediaById = (id: string) => (BOOKS[id] ? { __typename: 'Book', ...BOOKS[id] } : FILMS[id] ? { __typename: 'Film', ...FILMS[id] } : null);
+const mediaById = (id: string) =>
+  BOOKS[id] ? { __typename: 'Book', ...BOOKS[id] } : FILMS[id] ? { __typename: 'Film', ...FILMS[id] } : id === 's1' ? { __typename: 'Secret', id: 's1', title: 'Hidden' } : null;
 
 const catalog: TinySubgraph = {
   name: 'catalog',
   typeDefs: `
-    type Query { item(id: ID!): Media media(ids: [ID!]!): [Media]! featured: Featured shelf(ids: [ID!]!): Shelf! }
+    type Query { item(id: ID!): Media media(ids: [ID!]!): [Media]! featured: Featured shelf(ids: [ID!]!): Shelf! book(id: ID!): Book }
     type Mutation { rename(id: ID!, title: String!): Media }
     interface Media { id: ID! title: String! }
-    type Book implements Media @key(fields: "id") { id: ID! title: String! pages: Int! }
-    type Film implements Media @key(fields: "id") { id: ID! title: String! minutes: Int }
+    type Book implements Media @key(fields: "id") { id: ID! title: String! pages: Int! format: Format }
+    type Film implements Media @key(fields: "id") { id: ID! title: String! minutes: Int trailer: String }
+    type Secret implements Media @federation__inaccessible { id: ID! title: String! }
+    enum Format { HARDCOVER PAPERBACK SECRET @federation__inaccessible }
     union Featured = Book | Film
     type Shelf { label: String! ranking: [Book!]! }`,
   resolvers: {
@@ -45,11 +49,22 @@ const catalog: TinySubgraph = {
       media: (_: unknown, { ids }: { ids: string[] }) => ids.map(mediaById),
       featured: () => mediaById('f1'),
       shelf: (_: unknown, { ids }: { ids: string[] }) => ({ label: 'Top', ranking: ids.map((id) => BOOKS[id]) }),
+      book: (_: unknown, { id }: { id: string }) => BOOKS[id] ?? null,
     },
     Mutation: { rename: (_: unknown, { id, title }: { id: string; title: string }) => ({ ...mediaById(id), title }) },
     Media: { __resolveType: (media: { __typename: string }) => media.__typename },
     Featured: { __resolveType: (media: { __typename: string }) => media.__typename },
-    Book: { __resolveReference: ({ id }: { id: string }) => BOOKS[id] ?? null },
+    Book: {
+      __resolveReference: ({ id }: { id: string }) => BOOKS[id] ?? null,
+      // "Emma" is in a format the API schema does not show (@inaccessible).
+      format: ({ id }: { id: string }) => (id === 'b2' ? 'SECRET' : 'HARDCOVER'),
+    },
+    Film: {
+      // An error whose code is the name of an Object.prototype member.
+      trailer: () => {
+        throw new GraphQLError('no trailer', { extensions: { code: 'constructor' } });
+      },
+    },
   },
 };
 
@@ -100,6 +115,38 @@ const cases: Array<{ name: string; query: string; variables?: Record<string, unk
   { name: 'a null entity: non-null data missing, reported under valueCompletion', query: '{ item(id: "ghost") { id ... on Book { stars } } }' },
   { name: 'one operation of several, by name', query: 'query A { featured { __typename } } query B { item(id: "b2") { title ... on Book { stars } } }' },
   { name: 'a mutation answered by one subgraph', query: 'mutation { rename(id: "b1", title: "Dune Messiah") { id title } }' },
+  // The gateway shapes federation-internals' model of the operation, where selections with the same
+  // key (response name and directives, or type condition and directives) are merged at the first one.
+  { name: 'inline fragments with the same type condition, apart', query: '{ item(id: "b1") { ... on Book { pages } id ... on Book { title } } }' },
+  // The merged field is shaped in one go, so its errors come first.
+  { name: 'a field selected twice, apart, each with a valueCompletion error', query: '{ x: item(id: "ghost") { id } y: item(id: "ghost") { ... on Book { stars } } x: item(id: "ghost") { ... on Book { stars } } }' },
+  // Values the API schema hides (@inaccessible) are removed by shaping, on one subgraph's plan too.
+  { name: 'one subgraph, an enum value the API schema hides', query: '{ book(id: "b2") { id format } }' },
+  { name: 'one subgraph, an object type the API schema hides', query: '{ item(id: "s1") { __typename id } }' },
+  { name: 'an enum value the API schema hides, beside an entity fetch', query: '{ item(id: "b2") { id ... on Book { format stars } } }' },
+  { name: 'an object type the API schema hides, beside other items', query: '{ media(ids: ["s1", "b1"]) { __typename id ... on Book { stars } } }' },
+  // The gateway's errorCodeDef looks the code up in a plain object, finds Object, and fails the whole
+  // fetch (no path, the fetch's data lost).
+  { name: 'a subgraph error whose code is an Object.prototype member', query: '{ item(id: "f1") { id ... on Film { trailer } } }' },
+  { name: 'entity errors after an item that is not represented (a film)', query: '{ media(ids: ["f1", "bad", "b1"]) { id ... on Book { stars } } }' },
+  { name: 'null entities and missing non-null fields in a nullable list', query: '{ media(ids: ["ghost", "b1", "nope", "ghost"]) { id ... on Book { stars rating { score } } } }' },
+  { name: 'a named fragment spread twice and an interface fragment in a union', query: '{ featured { ...M __typename ...M ... on Film { minutes } } item(id: "b2") { ...M ... on Media { id } } } fragment M on Media { t: title n: __typename }' },
+  {
+    name: 'an inline fragment without type condition under @include, a variable default used in an argument',
+    query: 'query Q($x: Boolean!, $id: ID! = "b2") { item(id: $id) { id ... @include(if: $x) { title } ... on Book @skip(if: false) { stars } } }',
+    variables: { x: false },
+  },
+  // Merged selections: the first null bubbling to data stops shaping before x.
+  {
+    name: 'a field selected twice, apart: the first null bubbling to data hides a later error',
+    query: '{ s: shelf(ids: ["ghost"]) { label } x: item(id: "ghost") { ... on Book { stars } } s: shelf(ids: ["ghost"]) { ranking { stars } } }',
+  },
+  { name: 'a mutation followed by an entity fetch', query: 'mutation { rename(id: "b2", title: "Emma!") { id title ... on Book { stars rating { label } } } }' },
+  { name: 'only __typename at the root (no fetch)', query: '{ __typename t: __typename }' },
+  { name: 'a subgraph null bubbling inside its own answer', query: '{ shelf(ids: ["nope"]) { label ranking { id } } item(id: "b1") { id } }' },
+  { name: 'literal @include(if: false) and @skip(if: true)', query: '{ item(id: "b1") { id t: title @include(if: false) ... on Book @skip(if: true) { stars } ... on Book { pages } } }' },
+  // Merged selections: stars comes before id.
+  { name: 'the same field in a fragment and outside, sub-selections merged', query: '{ item(id: "b1") { ... on Book { rating { score } } id ... on Book { rating { label } stars } __typename } }' },
 ];
 
 const caseNamed = (prefix: string) => cases.find((c) => c.name.startsWith(prefix))!;
