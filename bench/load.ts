@@ -58,6 +58,8 @@ function round2(value: number): number {
 export interface Side {
   /** Median of the rounds. */
   result: LoadResult;
+  /** Every round, in order (round i of each side ran in the same turn of the alternation). */
+  rounds: LoadResult[];
   /** CPU time per answered request (user + system, ms) of this process, or of the `cpuMs` given for the side. */
   cpuMs: number;
 }
@@ -100,7 +102,7 @@ export async function compareLoads<K extends string>(
   const sides = {} as Record<K, Side>;
   for (const name of names) {
     const result = medianOf(runs.get(name)!);
-    sides[name] = { result, cpuMs: cpu.get(name)! / Math.max(1, result.requests) };
+    sides[name] = { result, rounds: runs.get(name)!, cpuMs: cpu.get(name)! / Math.max(1, result.requests) };
   }
   return { sides, rounds, seconds };
 }
