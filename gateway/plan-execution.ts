@@ -126,7 +126,7 @@ async function executeFetch(run: PlanRun, fetch: FetchNode, cursor: Cursor): Pro
 function fetchVariables(fetch: FetchNode, provided: Record<string, unknown>): Record<string, unknown> {
   const variables: Record<string, unknown> = Object.create(null);
   for (const name of fetch.variableUsages ?? []) {
-    if (Object.prototype.hasOwnProperty.call(provided, name) && provided[name] !== undefined) variables[name] = provided[name];
+    if (Object.hasOwn(provided, name) && provided[name] !== undefined) variables[name] = provided[name];
   }
   return variables;
 }
@@ -191,7 +191,7 @@ function hydratedPaths(path: Path, data: unknown): Path[] {
     } else if (head === '@' || Array.isArray(value)) {
       if (!Array.isArray(value)) throw new Error('expected array when encountering `@`');
       value.forEach((element, index) => walk([...parent, index], head === '@' ? rest.slice(1) : rest, element));
-    } else if (typeof head === 'string' && Object.prototype.hasOwnProperty.call(value, head)) {
+    } else if (typeof head === 'string' && Object.hasOwn(value, head)) {
       walk([...parent, head], rest.slice(1), (value as Record<string, unknown>)[head]);
     }
   };
@@ -211,7 +211,7 @@ function flattenResultsAtPath(value: unknown, path: Path): unknown {
   if (typeof current !== 'string') throw new Error(`Unexpected ${typeof current} found in path`);
   if (Array.isArray(value)) throw new Error(`Unexpected array in result for path element ${current}`);
   const object = value as Record<string, unknown>;
-  return flattenResultsAtPath(Object.prototype.hasOwnProperty.call(object, current) ? object[current] : undefined, rest);
+  return flattenResultsAtPath(Object.hasOwn(object, current) ? object[current] : undefined, rest);
 }
 
 /** The representation of an entity: what `requires` selects of it, or null when a field is missing. */
@@ -221,7 +221,7 @@ function selectRepresentation(source: Record<string, unknown> | null, selections
   for (const selection of selections) {
     if (selection.kind === 'Field') {
       const name = selection.alias ?? selection.name;
-      const value = Object.prototype.hasOwnProperty.call(source, name) ? source[name] : undefined;
+      const value = Object.hasOwn(source, name) ? source[name] : undefined;
       if (value === undefined) return null;
       const nested = selection.selections;
       if (Array.isArray(value)) result[name] = value.map((element) => (nested ? selectRepresentation(element, nested) : element));
@@ -241,7 +241,7 @@ function deepMerge(target: Record<string, unknown> | undefined, source: Record<s
     const value = source[key];
     if (value === undefined) continue;
     // An inherited property of that name (`constructor` on a plain object) is shadowed first.
-    if (!Object.prototype.hasOwnProperty.call(target, key) && key in target) Object.defineProperty(target, key, { configurable: true, enumerable: true, value: undefined, writable: true });
+    if (!Object.hasOwn(target, key) && key in target) Object.defineProperty(target, key, { configurable: true, enumerable: true, value: undefined, writable: true });
     const existing = target[key];
     if (existing && isPlainObject(value)) {
       deepMerge(existing as Record<string, unknown>, value);

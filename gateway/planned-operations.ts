@@ -73,7 +73,7 @@ export class PlannedOperations {
     const run: PlanRun = { dataSources, requestContext, variables, schema: this.apiSchema, errors: [] };
     const gathered = planned.node ? await executePlan(run, planned.node) : Object.create(null);
     if (planned.passThrough && run.errors.length === 0 && Object.keys(gathered).length > 0) return { data: gathered };
-    return answer(run.errors, () => planned.shape.shape(gathered, variables));
+    return answer(run.errors, planned.shape, gathered, variables);
   }
 
   private compile(plan: QueryPlan, document: DocumentNode, operation: OperationDefinitionNode): PlannedOperation | null {
@@ -98,10 +98,10 @@ export class PlannedOperations {
  * under `extensions.valueCompletion` when no fetch failed, and a shaping failure is the answer's
  * one error.
  */
-function answer(fetchErrors: GraphQLError[], shape: () => ReturnType<ResultShape['shape']>): ExecutionResult {
+function answer(fetchErrors: GraphQLError[], shape: ResultShape, gathered: Record<string, unknown>, variables: Record<string, unknown>): ExecutionResult {
   let shaped;
   try {
-    shaped = shape();
+    shaped = shape.shape(gathered, variables);
   } catch (error) {
     return { errors: [error instanceof GraphQLError ? error : new GraphQLError((error as Error).message, { originalError: error as Error })] };
   }

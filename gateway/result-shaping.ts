@@ -316,5 +316,5 @@ function invalid(message: string, path: Array<string | number>): GraphQLError {
 }
 
 function ownValue(object: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
