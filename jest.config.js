@@ -1,11 +1,17 @@
 /** ts-jest (not esbuild) because type-graphql needs emitDecoratorMetadata. ESM because jose and
  * rdf-validate-shacl ship only ESM. */
 export default {
-  testEnvironment: 'node',
+  // jest's node environment, stopping whatever a test started when its scope ends (test/support/cleanup.ts).
+  testEnvironment: '<rootDir>/test/support/test-environment.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // Every suite fails on a connection to anything but this machine (the suite needs no network).
+  setupFilesAfterEnv: ['<rootDir>/test/support/loopback-only.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  // A test (or hook) that hangs fails after a minute instead of holding the run.
   testTimeout: 60000,
+  // Each suite's start and end on stderr and in JEST_PROGRESS_FILE: a run cut by a timeout names the suite it was in.
+  reporters: ['default', '<rootDir>/test/support/progress-reporter.js'],
 };

@@ -31,7 +31,7 @@ type Gateways = 'inprocess' | 'distributed' | 'hive' | 'hive_nodedup';
  *   (c) `hive`: Hive Gateway (JavaScript planner) on the committed supergraph, the subgraph URLs of (b);
  *   `hive_nodedup`: the same with its sharing of identical in-flight subgraph queries turned off,
  *   like for like with (a), which executes every request (in-process there is no HTTP to share).
- * Every server is `node dist/server/main.js` (or bench/hive-gateway.js) in its own process,
+ * Every server is `node dist/server/main.js` (or bench/peers/hive-gateway.ts) in its own process,
  * AUTH_MODE=none everywhere; the load generator is a process too. Answers are checked equal first.
  */
 export async function benchGateway(): Promise<Figure[]> {
@@ -133,6 +133,8 @@ function commonEnv(workspace: string, name: string): Record<string, string> {
     REGISTRY_CATALOG_JSON: JSON.stringify([publishedCatalogEntry('Assessment')]),
     REGISTRY_ALLOW_FILE_URLS: 'true',
     DATABASE_URL: `file:${path.join(workspace, `${name}.db`)}`,
+    // Distributed mode: what our gateway and its subgraphs share (the processes that are not distributed ignore it).
+    GATEWAY_SUBGRAPH_SECRET: 'bench-gateway-subgraph-secret',
   };
 }
 

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { projectPath } from '../kernel/project.js';
 
 /** A server running as its own process, started by a benchmark. */
@@ -28,11 +27,13 @@ export function startServerProcess(name: string, env: Record<string, string>, no
 }
 
 /**
- * Hive Gateway in its own process (`hive-gateway.ts`); it prints `{"ports":{"gateway":…}}` once it
- * listens.
+ * Hive Gateway in its own process (`peers/hive-gateway.ts`, built by `npm run bench:peers`) on the
+ * committed supergraph; it prints `{"ports":{"gateway":…}}` once it listens.
  */
 export function startHiveGatewayProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
-  return started('hive-gateway', fileURLToPath(new URL('./hive-gateway.js', import.meta.url)), nodeArgs, env, (line) => {
+  const script = projectPath('bench', 'peers', 'dist', 'hive-gateway.js');
+  const supergraph = projectPath('gateway', 'supergraph.graphql');
+  return started('hive-gateway', script, nodeArgs, { SUPERGRAPH_PATH: supergraph, ...env }, (line) => {
     const entry = JSON.parse(line) as { ports?: Record<string, number> };
     return entry.ports;
   });

@@ -14,6 +14,7 @@ import { benchRecords } from './records.bench.js';
 import { benchSoak } from './soak.bench.js';
 import { benchGrowth } from './growth.bench.js';
 import { benchMemory } from './memory.bench.js';
+import { benchGraphqlLimits } from './graphql-limits.bench.js';
 
 /**
  * Every group of figures, in run order; `--only <prefix>` runs the groups whose prefix matches. A
@@ -26,6 +27,7 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'indicators', run: benchIndicators },
   { prefix: 'impact', run: benchImpact },
   { prefix: 'gateway', run: benchGateway },
+  { prefix: 'graphql', run: benchGraphqlLimits },
   { prefix: 'records', run: benchRecords },
   { prefix: 'growth', run: benchGrowth },
   { prefix: 'memory', run: benchMemory },

@@ -1,102 +1,70 @@
-import { createHash } from 'node:crypto';
-import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
-import { type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, print } from 'graphql';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
-import { InProcessDataSource } from './in-process-data-source.js';
-import { InflightSharingDataSource } from './inflight-execution.js';
-import { PlannedOperations } from './planned-operations.js';
-
-type GatewayExecutor = (requestContext: never) => Promise<unknown>;
+import { apolloGateway } from './apollo-gateway.js';
+import { type ApolloExecutor, stockExecution } from './executor/apollo-executor.js';
+import type { ExecutorMode, PreparedOperation } from './executor/executor.js';
+import { InflightSharing } from './executor/inflight-sharing.js';
+import { PlannedOperations } from './executor/planned/planned-operations.js';
+import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
 
 export interface Gateway {
   /** The client-visible (API) schema. */
   schema: GraphQLSchema;
-  /** Executes an operation that the caller has already parsed and validated against `schema`. */
+  /** Runs a REST route's operation (parsed and validated against `schema` at start-up). */
   execute(operation: PreparedOperation, variables: Record<string, unknown>, context: RequestContext): Promise<ExecutionResult>;
-  /** The executor for Apollo Server's request pipeline (planned operations first, then @apollo/gateway's). */
-  executor: GatewayExecutor;
+  /** The executor of Apollo Server's requests (`/graphql`). */
+  executor: ApolloExecutor;
   stop(): Promise<void>;
 }
 
-/** An operation parsed once, kept with the hash the query-plan cache is keyed by. */
-export interface PreparedOperation {
-  document: DocumentNode;
-  operation: OperationDefinitionNode;
-  operationName: string | null;
-  query: string;
-  queryHash: string;
-  /**
-   * The operation name the gateway is told. Undefined when the document holds one operation (it
-   * is then the operation, by GraphQL's rules): @apollo/gateway keys its query-plan cache by
-   * `queryHash` as is when no name is given, and by a fresh sha256 of hash + name on every request
-   * otherwise (3% of a GET /models request's CPU, bench/PROFILE.md). The plan is the same.
-   */
-  requestOperationName: string | undefined;
-}
-
-export function prepareOperation(document: DocumentNode): PreparedOperation {
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
-  if (!operation) throw new Error('document holds no operation');
-  const query = print(document);
-  return {
-    document,
-    operation,
-    operationName: operation.name?.value ?? null,
-    query,
-    queryHash: createHash('sha256').update(query).digest('hex'),
-    requestOperationName: document.definitions.filter((d) => d.kind === 'OperationDefinition').length === 1 ? undefined : (operation.name?.value ?? undefined),
-  };
+export interface GatewayOptions {
+  executor: ExecutorMode;
+  logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
 
 /**
- * @apollo/gateway over the committed supergraph (no introspection polling). The executor is called
- * directly, bypassing a server's request pipeline: the REST facades hold pre-parsed, pre-validated
- * documents, and the GraphQL endpoint has already done that work in Apollo Server. @apollo/gateway
- * plans every operation and answers its first request; later requests run that plan
- * (planned-operations.ts).
+ * @apollo/gateway over the committed supergraph (no introspection polling), reaching each subgraph
+ * through a SubgraphClient (in this process or over HTTP). The executor is called directly,
+ * bypassing a server's request pipeline: the REST facades hold pre-parsed, pre-validated documents,
+ * and `/graphql` has done that work in Apollo Server. With GATEWAY_EXECUTOR=planned,
+ * @apollo/gateway plans every operation and answers its first request, and later requests run that
+ * plan (executor/planned/).
+ *
+ * `/graphql` shares identical subgraph queries in flight (executor/inflight-sharing.ts); the REST
+ * facades' operations do not: a REST request is one execution, as in the original services, and
+ * that per-request cost is what the facade bench measures.
  */
-export async function startGateway(supergraphSdl: string, dataSources: Record<string, GraphQLDataSource>): Promise<Gateway & { apollo: ApolloGateway }> {
+export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Record<string, SubgraphClient>>, options: GatewayOptions): Promise<Gateway> {
+  const shared = Object.fromEntries(Object.entries(subgraphs).map(([name, client]) => [name, new InflightSharing(client)]));
   // Set once the API schema is known (below); the gateway calls it only while executing.
   let planned: PlannedOperations | undefined;
-  // The data sources as the gateway uses them, for the planned `/graphql` operations.
-  const gatewaySources: Record<string, GraphQLDataSource> = {};
-  const apollo = new ApolloGateway({
+  const apollo = apolloGateway({
     supergraphSdl,
     // Never show query plans to clients, whatever NODE_ENV says.
     __exposeQueryPlanExperimental: false,
-    experimental_didResolveQueryPlan: (resolved) => planned?.didResolveQueryPlan(resolved),
+    experimental_didResolveQueryPlan: options.executor === 'planned' ? (resolved) => planned?.didResolveQueryPlan(resolved) : undefined,
     buildService: ({ name }) => {
-      const source = dataSources[name];
-      if (!source) throw new Error(`no data source for subgraph ${name}`);
-      // Planned fetches of `/graphql` share identical in-flight queries (remote sources do it per
-      // HTTP fetch). The REST facades' operations do not: a REST request is one execution, as in
-      // the original services, and that per-request cost is what the facade bench measures.
-      return (gatewaySources[name] = source instanceof InProcessDataSource ? new InflightSharingDataSource(source) : source);
+      const client = shared[name];
+      if (!client) throw new Error(`no client for subgraph ${name}`);
+      return apolloDataSource(client);
     },
   });
   const { schema, executor } = await apollo.load();
-  planned = new PlannedOperations(schema, supergraphSdl);
-  const gatewayExecutor = executor as GatewayExecutor;
+  const stock = executor as ApolloExecutor;
+  const stockRoute = stockExecution(stock, schema, options.logger);
+  if (options.executor === 'planned') planned = new PlannedOperations(schema, supergraphSdl);
   return {
-    apollo,
     schema,
-    // Apollo Server's requests: a planned operation runs its plan (planned-operations.ts).
-    executor: async (requestContext) => (await planned!.execute(requestContext, gatewaySources)) ?? gatewayExecutor(requestContext),
+    executor: async (requestContext) => {
+      // Apollo Server's gateway request context: `context` is the request's RequestContext.
+      const { document, request, context } = requestContext as { document: PreparedOperation['document']; request: { operationName?: string; variables?: Record<string, unknown> }; context: RequestContext };
+      const answer = await planned?.execute({ document, operationName: request.operationName, variables: request.variables ?? {}, context }, shared);
+      return answer ?? stock(requestContext);
+    },
     async execute(prepared, variables, context) {
-      const requestContext = {
-        request: { query: prepared.query, variables, operationName: prepared.requestOperationName },
-        document: prepared.document,
-        operation: prepared.operation,
-        operationName: prepared.operationName,
-        queryHash: prepared.queryHash,
-        source: prepared.query,
-        schema,
-        context,
-        contextValue: context,
-        metrics: {},
-        logger: console,
-      };
-      return (await planned!.execute(requestContext as never, dataSources)) ?? ((await gatewayExecutor(requestContext as never)) as ExecutionResult);
+      const answer = await planned?.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs);
+      return answer ?? stockRoute(prepared, variables, context);
     },
     stop: () => apollo.stop(),
   };

@@ -1,73 +1,79 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express } from 'express';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { GraphQLFormattedError } from 'graphql';
 import { isErrorCode } from '../kernel/errors.js';
+import { fromGraphQLError, isGraphQLRequestCode, toGraphQLError } from '../kernel/graphql/graphql-errors.js';
+import type { Exchange, RequestPipeline } from './pipeline/pipeline.js';
+import { graphqlDoor, refusal } from './pipeline/graphql-door.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
-import { requestIdOf } from '../rest-facade/http/request-id.js';
 import type { Gateway } from './gateway.js';
-import { depthLimit } from './plugins/depth-limit.js';
-import { aliasLimit } from './plugins/alias-limit.js';
-import { costLimit } from './plugins/cost-limit.js';
-import { rejectUnreadableBody } from './unreadable-body.js';
+import { graphqlJsonBody, rejectUnreadableBody } from '../kernel/http/graphql-body.js';
+import type { BodyLimits } from '../kernel/http/json-bytes.js';
+import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
+import { documentSizeGuard } from './document-size-guard.js';
+import { noIntrospection } from '../kernel/graphql/no-introspection.js';
 
 export interface GraphQLEndpointOptions {
   gateway: Gateway;
   supergraphSdl: string;
   access: AccessControl;
   introspection: boolean;
-  maxRequestBytes: number;
-  limits: OperationLimits;
-  plugins?: ApolloServerPlugin<RequestContext>[];
+  body: BodyLimits;
+  /** Documents over these are refused before Apollo Server parses them (document-size-guard.ts). */
+  limits: DocumentSizeLimits;
+  /** The request concerns every door runs (request id, the log line of a server error). */
+  pipeline: RequestPipeline;
 }
-
-/** Per-operation limits (GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST). */
-export interface OperationLimits {
-  maxDepth: number;
-  maxAliases: number;
-  maxCost: number;
-}
-
-const STATUS_OF_CODE: Record<string, number> = { UNAUTHORIZED: 401, AUTH_UNAVAILABLE: 503 };
 
 /**
  * `POST/GET /graphql` for frontend teams: Apollo Server 5 on express 5 over the already loaded
  * gateway. The caller is authenticated at the edge before anything executes; CSRF prevention is
- * on; operations over a depth, alias or cost limit are refused before any subgraph is called;
- * errors keep their contract code and lose everything else a client should not see.
+ * on; a document over the size limits is refused before it is validated, an operation over a
+ * depth, alias or cost limit before any subgraph is called; errors keep their contract code and
+ * lose everything else a client should not see. With introspection off, error messages do not
+ * suggest field or type names either ("Did you mean …").
  */
 export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<{ app: Express; server: ApolloServer<RequestContext> }> {
+  const door = graphqlDoor(options.pipeline);
   const server = new ApolloServer<RequestContext>({
     gateway: sharedGateway(options.gateway, options.supergraphSdl) as never,
-    introspection: options.introspection,
+    // Apollo Server's own rule would tell users to "pass introspection: true to ApolloServer".
+    introspection: true,
+    validationRules: options.introspection ? [] : [noIntrospection()],
+    hideSchemaDetailsFromClientErrors: !options.introspection,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
     formatError: maskError,
     // The process drains and stops everything itself (server/system.ts); Apollo's own handler would
     // re-raise SIGTERM after stopping only itself, killing the process before requests in flight end.
     stopOnTerminationSignals: false,
-    plugins: [depthLimit(options.limits.maxDepth), aliasLimit(options.limits.maxAliases), costLimit(options.limits.maxCost), ...(options.plugins ?? [])],
+    plugins: [door.plugin],
   });
   await server.start();
   const app = express();
   app.disable('x-powered-by');
   app.use(
     '/graphql',
-    express.json({ limit: options.maxRequestBytes }),
-    expressMiddleware(server, { context: ({ req }) => authenticatedContext(options.access, req) }),
+    door.open,
+    graphqlJsonBody(options.body),
+    documentSizeGuard(options.limits),
+    expressMiddleware(server, { context: ({ req, res }) => authenticatedContext(options.access, req, door.exchangeFor(res)) }),
   );
   app.use(rejectUnreadableBody);
   return { app, server };
 }
 
-async function authenticatedContext(access: AccessControl, req: express.Request): Promise<RequestContext> {
-  const context = requestContext(access, credentialSourceOf(req), requestIdOf(req));
+/** The caller is authenticated before anything runs: UNAUTHORIZED (401) or AUTH_UNAVAILABLE (503). */
+async function authenticatedContext(access: AccessControl, req: express.Request, exchange: Exchange): Promise<RequestContext> {
+  const context = requestContext(access, credentialSourceOf(req), exchange);
   try {
     await context.identity();
   } catch (error) {
-    const code = (error as { code?: string }).code ?? 'UNAUTHORIZED';
-    throw new GraphQLError((error as Error).message, { extensions: { code, http: { status: STATUS_OF_CODE[code] ?? 401 } } });
+    const refused = toGraphQLError(error, exchange);
+    exchange.codes = [String(refused.extensions.code)];
+    throw refusal(fromGraphQLError(refused));
   }
   return context;
 }
@@ -94,7 +100,7 @@ export function maskError(formatted: GraphQLFormattedError): GraphQLFormattedErr
   if (isErrorCode(code)) {
     return { message: formatted.message, path: formatted.path, extensions: { code, details: formatted.extensions?.details ?? null } };
   }
-  if (typeof code === 'string' && /^(GRAPHQL_|BAD_USER_INPUT|PERSISTED_QUERY|OPERATION_RESOLUTION)/.test(code)) {
+  if (isGraphQLRequestCode(code)) {
     return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
   }
   return { message: 'internal error', path: formatted.path, extensions: { code: 'INTERNAL_ERROR' } };

@@ -18,7 +18,7 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
-const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie'];
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-gateway-secret'];
 const CREDENTIAL_FIELDS = ['token', 'access_token', 'id_token', 'refresh_token', 'authorization', 'cookie', 'password'];
 const LOGGED_HEADERS = ['host', 'content-type', 'content-length', 'accept', 'user-agent', 'x-request-id', 'traceparent'];
 const SENSITIVE_QUERY = /token|secret|password|auth|code|key/i;
@@ -61,10 +61,16 @@ function sanitizeUrl(url: string): string {
   return `${url.slice(0, queryStart)}?${query.toString()}`;
 }
 
-function maskCredentials(text: string): string {
+/**
+ * Credentials that can hide in free text (an error's message): JWTs, `Bearer`/`Basic` values, and a
+ * URL's `user:password@` and query string.
+ */
+export function maskCredentials(text: string): string {
   return text
     .replace(/\beyJ[\w-]*\.[\w-]*\.[\w-]*/g, CENSOR)
-    .replace(/\b(Bearer|Basic)\s+[\w~+/.=-]+/gi, `$1 ${CENSOR}`);
+    .replace(/\b(Bearer|Basic)\s+[\w~+/.=-]+/gi, `$1 ${CENSOR}`)
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1')
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s?#]*)\?[^\s#]*/gi, '$1');
 }
 
 /** Top-level and one-level-deep fields, and headers objects at the top or under any key (`req.headers`). */

@@ -1,27 +1,26 @@
-import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
-import type { ExecutionResult } from 'graphql';
-import { DomainError, toDomainError } from '../kernel/errors.js';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { GraphQLError } from 'graphql';
+import { DomainError, isErrorCode, toDomainError } from '../kernel/errors.js';
 import { fromGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import { type AccessControl, requestContext } from '../kernel/graphql/request-context.js';
+import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from '../gateway/gateway.js';
-import { type BodyLimits, readJsonBody, readRawBody } from './http/json-body.js';
-import { requestIdOf } from './http/request-id.js';
-import { type CompiledRoute, type ErrorPolicy, type FacadeRequest, type FacadeResponse, matchRoute } from './route-table.js';
+import type { Exchange, RequestPipeline } from '../gateway/pipeline/pipeline.js';
+import type { BodyLimits } from '../kernel/http/json-bytes.js';
+import { readJsonBody, readRawBody } from './http/json-body.js';
+import type { Facade } from './facades.js';
+import { type CompiledRoute, type FacadeRequest, type FacadeResponse, matchRoute } from './route-table.js';
 
 export interface FacadeOptions {
+  /** Its name is its door in the request pipeline, its error policy answers every non-2xx. */
+  facade: Pick<Facade, 'name' | 'errors'>;
   routes: CompiledRoute[];
-  errors: ErrorPolicy;
   gateway: Gateway;
   access: AccessControl;
   limits: BodyLimits;
-  /** Told about every answer (metrics); `route` is the route's path pattern, or null when none matched. */
-  observe?: (answer: { route: string | null; method: string; status: number; seconds: number }) => void;
-  /** Told about failures that are not the caller's fault (logged without request data). */
-  onInternalError?: (error: unknown) => void;
+  /** The request concerns every door runs (request id, metrics, the log line of a 5xx). */
+  pipeline: RequestPipeline;
 }
-
-/** A facade's request listener, with `listen` like an express app's. */
-export type FacadeApp = RequestListener & { listen(port: number, host: string): Server };
 
 /**
  * A REST facade: matches the route table, reads the body, runs the route's one GraphQL operation
@@ -31,38 +30,35 @@ export type FacadeApp = RequestListener & { listen(port: number, host: string): 
  * itself, and express's per-request work (router, req/res prototype swap, parseurl) was about 10%
  * of a GET /models request's CPU in the profile (bench/PROFILE.md) for nothing the facade used.
  */
-export function createFacade(options: FacadeOptions): FacadeApp {
-  const listener: RequestListener = (req, res) => {
+export function createFacade(options: FacadeOptions): RequestListener {
+  return (req, res) => {
     void handle(options, req, res);
   };
-  return Object.assign(listener, { listen: (port: number, host: string) => createServer(listener).listen(port, host) });
 }
 
 async function handle(options: FacadeOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const started = process.hrtime.bigint();
-  const requestId = requestIdOf(req);
+  const exchange = options.pipeline.begin(options.facade.name, 'rest', req);
   const path = (req.url ?? '/').split('?')[0]!;
   const match = matchRoute(options.routes, req.method ?? 'GET', path);
+  exchange.route = match && 'route' in match ? match.route.path : null;
   let answer: FacadeResponse;
   try {
-    answer = await answerFor(options, req, match, requestId);
+    answer = await answerFor(options, req, match, exchange);
   } catch (error) {
-    if (!(error instanceof DomainError)) options.onInternalError?.(error);
-    answer = options.errors(toDomainError(error));
+    if (!(error instanceof DomainError)) exchange.failures.push(error);
+    const refused = toDomainError(error);
+    exchange.codes = [refused.code];
+    answer = options.facade.errors(refused);
   }
-  send(res, answer, requestId);
-  options.observe?.({
-    route: match && 'route' in match ? match.route.path : null,
-    method: req.method ?? 'GET',
-    status: answer.status,
-    seconds: Number(process.hrtime.bigint() - started) / 1e9,
-  });
+  exchange.status = answer.status;
+  send(res, answer, exchange.requestId);
+  options.pipeline.end(exchange);
 }
 
-async function answerFor(options: FacadeOptions, req: IncomingMessage, match: ReturnType<typeof matchRoute>, requestId: string): Promise<FacadeResponse> {
+async function answerFor(options: FacadeOptions, req: IncomingMessage, match: ReturnType<typeof matchRoute>, exchange: Exchange): Promise<FacadeResponse> {
   if (!match) throw new DomainError('NOT_FOUND', `no such path: ${req.method} ${(req.url ?? '/').split('?')[0]}`);
   if (!('route' in match)) {
-    const refused = options.errors(new DomainError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed here`, { allowed: match.allowed }));
+    const refused = options.facade.errors(new DomainError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed here`, { allowed: match.allowed }));
     return { ...refused, headers: { ...refused.headers, allow: match.allowed.join(', ') } };
   }
   const { route, params } = match;
@@ -71,18 +67,28 @@ async function answerFor(options: FacadeOptions, req: IncomingMessage, match: Re
     header: (name) => headerOf(req, name),
     body: route.body === 'json' ? await readJsonBody(req, options.limits) : route.body === 'raw' ? await readRawBody(req, options.limits) : undefined,
   };
-  const context = requestContext(options.access, { header: request.header, remoteAddress: req.socket.remoteAddress }, requestId);
-  if (route.local) {
+  const context = requestContext(options.access, credentialSourceOf(req), exchange);
+  if ('local' in route) {
     if (route.authorize) await context.authorize(route.authorize);
     return route.local(request);
   }
-  const result = await options.gateway.execute(route.prepared!, route.variables?.(request) ?? {}, context);
-  if (result.errors?.length) throw fromGraphQLError(firstError(result));
-  return route.respond!(result.data, request);
+  const prepared = route.prepared!;
+  const variables = route.variables?.(request) ?? {};
+  exchange.operationName = prepared.operationName;
+  options.pipeline.operation({ exchange, operation: prepared.operation, fragments: prepared.fragments, schema: options.gateway.schema, variables });
+  const result = await options.gateway.execute(prepared, variables, context);
+  if (result.errors?.length) throw refusalOf(result.errors[0]!, exchange);
+  return route.respond(result.data, request);
 }
 
-function firstError(result: ExecutionResult): { message: string; extensions?: Record<string, unknown> } {
-  return result.errors![0]!;
+/**
+ * The first error of the operation's answer as the facade's refusal. An error without a contract
+ * code failed in the gateway itself (a subgraph unreachable): no resolver recorded it, so it is
+ * recorded here, with its cause, for the log line.
+ */
+function refusalOf(error: GraphQLError, exchange: Exchange): DomainError {
+  if (!isErrorCode(error.extensions?.code) && exchange.failures.length === 0) exchange.failures.push(error.originalError ?? error);
+  return fromGraphQLError(error);
 }
 
 function headerOf(req: IncomingMessage, name: string): string | undefined {

@@ -1,6 +1,7 @@
-import { type DocumentNode, parse, validate, type GraphQLSchema } from 'graphql';
-import { type PreparedOperation, prepareOperation } from '../gateway/gateway.js';
-import type { DomainError } from '../kernel/errors.js';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { type DocumentNode, type GraphQLSchema, validate } from 'graphql';
+import { type PreparedOperation, prepareOperation } from '../gateway/executor/executor.js';
+import type { DomainError, ErrorCode } from '../kernel/errors.js';
 import type { Operation } from '../kernel/identity/authorization.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -19,45 +20,76 @@ export interface FacadeResponse {
   body?: unknown;
 }
 
+/** How one facade turns an error code into its documented status and envelope. */
+export type ErrorPolicy = (error: DomainError) => FacadeResponse;
+
 /**
- * One documented path. A route either runs one GraphQL operation through the gateway (`operation`,
- * `variables`, `respond`) or, for the few HTTP-only documents (OpenAPI, metrics, docs), answers
- * itself (`local`). Neither holds business logic.
+ * A route's entry in its facade's OpenAPI 3.1 document: an operation object whose `responses` hold
+ * the answers that are not errors; the error responses come from the route's codes (`errors`).
  */
-export interface Route {
+export interface OpenApiOperation {
+  summary: string;
+  description?: string;
+  parameters?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+  /** False: the route needs no authentication even where the facade's others do. */
+  authenticated?: false;
+}
+
+interface RouteBase {
   method: Method;
   /** `/models/{model}/versions/{version}:validate`: `{name}` matches one path segment or its prefix. */
   path: string;
   /** `json`: the body is read and parsed (415/413/400 apply); `raw`: its bytes are handed over (413 applies). */
   body?: 'json' | 'raw';
-  operation?: string;
-  variables?(request: FacadeRequest): Record<string, unknown>;
-  respond?(data: any, request: FacadeRequest): FacadeResponse;
-  local?(request: FacadeRequest): FacadeResponse | Promise<FacadeResponse>;
-  /** Local routes only: the operation the caller must be authorized for (operations check in the subgraph). */
-  authorize?: Operation;
-}
-
-/** How one facade turns an error code into its documented status and envelope. */
-export type ErrorPolicy = (error: DomainError) => FacadeResponse;
-
-export interface CompiledRoute extends Route {
-  pattern: RegExp;
-  names: string[];
-  prepared?: PreparedOperation;
+  /** Null: left out of the OpenAPI document (a catch-all that only answers errors, a page's assets). */
+  openapi: OpenApiOperation | null;
+  /** The codes this route answers besides every route's of its facade, documented by status. */
+  errors?: readonly ErrorCode[];
 }
 
 /**
- * Compiles a route table once: path patterns to regular expressions, and each operation parsed and
- * validated against the gateway's API schema at start-up, so a route whose field disappeared fails
- * there and not on a client's request.
+ * One documented path answered by one GraphQL operation, from the facade's `operations.graphql`
+ * (typed by scripts/codegen.mjs): `variables` from the request, `respond` from the operation's data,
+ * typed by the operation's own selection. No business logic.
  */
-export function compileRoutes(routes: Route[], schema: GraphQLSchema): CompiledRoute[] {
-  return routes.map((route) => ({ ...route, ...compilePath(route.path), prepared: route.operation ? prepared(route, schema) : undefined }));
+export interface OperationRoute<TData, TVariables> extends RouteBase {
+  operation: TypedDocumentNode<TData, TVariables>;
+  variables?(request: FacadeRequest): TVariables;
+  respond(data: TData, request: FacadeRequest): FacadeResponse;
 }
 
-function prepared(route: Route, schema: GraphQLSchema): PreparedOperation {
-  const document: DocumentNode = parse(route.operation!);
+/** One of the few HTTP-only documents (OpenAPI, metrics, docs), answered by the facade itself. */
+export interface LocalRoute extends RouteBase {
+  local(request: FacadeRequest): FacadeResponse | Promise<FacadeResponse>;
+  /** The operation the caller must be authorized for (operations check in the subgraph). */
+  authorize?: Operation;
+}
+
+export type Route = OperationRoute<unknown, Record<string, unknown>> | LocalRoute;
+
+/** A route answered by its GraphQL operation, its `respond` typed by the operation's data. */
+export function operationRoute<TData, TVariables extends Record<string, unknown>>(route: OperationRoute<TData, TVariables>): Route {
+  return route as unknown as Route;
+}
+
+export type CompiledRoute = Route & {
+  pattern: RegExp;
+  names: string[];
+  prepared?: PreparedOperation;
+};
+
+/**
+ * Compiles a route table once: path patterns to regular expressions, and each operation validated
+ * against the gateway's API schema at start-up, so a route whose field disappeared fails there and
+ * not on a client's request.
+ */
+export function compileRoutes(routes: Route[], schema: GraphQLSchema): CompiledRoute[] {
+  return routes.map((route) => ({ ...route, ...compilePath(route.path), prepared: 'operation' in route ? prepared(route, route.operation, schema) : undefined }));
+}
+
+function prepared(route: Route, document: DocumentNode, schema: GraphQLSchema): PreparedOperation {
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
   return prepareOperation(document);

@@ -2,10 +2,16 @@ import { type Env, ConfigError, InvalidValue, boolean, integer, list, oneOf, opt
 import { type AuthConfig, readAuthConfig } from '../kernel/identity/auth-config.js';
 import { LOG_LEVELS, type LogLevel } from '../kernel/logger.js';
 import { DEFAULT_JSON_MAX_DEPTH } from '../kernel/json-depth.js';
+import type { ServerLimits } from '../kernel/http/http-server.js';
 import type { CatalogLocation } from '../subgraphs/models/adapters/catalog-source.js';
 import type { FetchPolicy } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
-import type { OperationLimits } from '../gateway/graphql-endpoint.js';
+import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
+import type { OperationLimitValues } from '../gateway/pipeline/operation-limits.js';
+import { EXECUTOR_MODES, type ExecutorMode } from '../gateway/executor/executor.js';
+import type { ImpactConfig } from '../subgraphs/impact/domain/impact-config.js';
+import { type IndicatorSettings, readIndicatorSettings } from './indicators-config.js';
+import { readImpactConfig } from './impact-config.js';
 
 /**
  * What this process runs (DECISIONS section 1): everything (`all`, the default), one subgraph
@@ -13,8 +19,8 @@ import type { OperationLimits } from '../gateway/graphql-endpoint.js';
  */
 export type ProcessRole =
   | { role: 'all' }
-  | { role: 'subgraph'; subgraph: SubgraphName; port: number }
-  | { role: 'gateway'; subgraphUrls: Record<SubgraphName, string> };
+  | { role: 'subgraph'; subgraph: SubgraphName; port: number; gatewaySecret: string }
+  | { role: 'gateway'; subgraphUrls: Record<SubgraphName, string>; gatewaySecret: string; subgraphTimeoutMs: number };
 
 export interface HttpConfig {
   host: string;
@@ -24,6 +30,8 @@ export interface HttpConfig {
   maxJsonDepth: number;
   /** `SHUTDOWN_GRACE_MS`: how long a stopping process lets requests in flight finish. */
   shutdownGraceMs: number;
+  /** Timeouts and the connection cap of every listener. */
+  limits: ServerLimits;
 }
 
 export interface RegistryConfig {
@@ -38,6 +46,9 @@ export interface ModelsConfig {
   registry: RegistryConfig;
 }
 
+/** GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS (a document's size), GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST (an operation's). */
+export type GraphQLLimits = DocumentSizeLimits & OperationLimitValues;
+
 export interface SystemConfig {
   process: ProcessRole;
   http: HttpConfig;
@@ -45,28 +56,38 @@ export interface SystemConfig {
   logLevel: LogLevel;
   metricsEnabled: boolean;
   graphqlIntrospection: boolean;
-  graphqlLimits: OperationLimits;
-  /** The models subgraph's own needs (absent in a process that does not run it). */
+  graphqlLimits: GraphQLLimits;
+  /** GATEWAY_EXECUTOR (gateway/executor/executor.ts). */
+  gatewayExecutor: ExecutorMode;
+  /** Each subgraph's own settings, present when this process runs it. */
   models?: ModelsConfig;
-  env: Env;
+  indicators?: IndicatorSettings;
+  impact?: ImpactConfig;
 }
 
 const port = integer({ min: 0, max: 65535 });
 
-/** Reads and checks every variable this process needs; a bad value throws ConfigError naming it. */
+/**
+ * Reads and checks every variable this process needs, the settings of the subgraphs it runs
+ * included, before anything starts (a bad value stops the process before any migration or
+ * connection); a bad value throws ConfigError naming it. Nothing past this reads the environment.
+ */
 export function readSystemConfig(env: Env): SystemConfig {
   const process = readProcessRole(env);
-  const runsModels = process.role === 'all' || (process.role === 'subgraph' && process.subgraph === 'models');
+  const runs = (name: SubgraphName) => process.role === 'all' || (process.role === 'subgraph' && process.subgraph === name);
+  const http = readHttpConfig(env);
   return {
     process,
-    http: readHttpConfig(env),
+    http,
     auth: readAuthConfig(env),
     logLevel: optional(env, 'LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
     metricsEnabled: optional(env, 'METRICS_ENABLED', boolean, false),
     graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION', boolean, false),
     graphqlLimits: readGraphQLLimits(env),
-    models: runsModels ? readModelsConfig(env) : undefined,
-    env,
+    gatewayExecutor: optional(env, 'GATEWAY_EXECUTOR', oneOf(EXECUTOR_MODES), 'planned'),
+    models: runs('models') ? readModelsConfig(env) : undefined,
+    indicators: runs('indicators') ? readIndicatorSettings(env) : undefined,
+    impact: runs('impact') ? readImpactConfig(env, http) : undefined,
   };
 }
 
@@ -74,7 +95,12 @@ function readProcessRole(env: Env): ProcessRole {
   const role = optional(env, 'PROCESS_ROLE', oneOf(['all', 'subgraph', 'gateway']), 'all');
   if (role === 'all') return { role };
   if (role === 'subgraph') {
-    return { role, subgraph: optional(env, 'SUBGRAPH', oneOf(SUBGRAPH_NAMES), undefined) ?? missing('SUBGRAPH'), port: optional(env, 'SUBGRAPH_PORT', port, 4001) };
+    return {
+      role,
+      subgraph: optional(env, 'SUBGRAPH', oneOf(SUBGRAPH_NAMES), undefined) ?? missing('SUBGRAPH'),
+      port: optional(env, 'SUBGRAPH_PORT', port, 4001),
+      gatewaySecret: readGatewaySecret(env),
+    };
   }
   const urls = Object.fromEntries(
     SUBGRAPH_NAMES.map((name) => {
@@ -82,12 +108,36 @@ function readProcessRole(env: Env): ProcessRole {
       return [name, optional(env, variable, url(), undefined)?.href ?? missing(variable)];
     }),
   ) as Record<SubgraphName, string>;
-  return { role, subgraphUrls: urls };
+  return {
+    role,
+    subgraphUrls: urls,
+    gatewaySecret: readGatewaySecret(env),
+    subgraphTimeoutMs: optional(env, 'SUBGRAPH_TIMEOUT_MS', integer({ min: 1 }), 30_000),
+  };
 }
 
-/** The defaults leave room above our deepest real operation (the questionnaire: depth 6, cost 11 111). */
-function readGraphQLLimits(env: Env): OperationLimits {
+/**
+ * Distributed mode: the secret the gateway sends and its subgraphs check, so that only the gateway
+ * may run the fields that need no identity (server/subgraph-server.ts). Long enough not to be guessed.
+ */
+function readGatewaySecret(env: Env): string {
+  return optional(env, 'GATEWAY_SUBGRAPH_SECRET', secret, undefined) ?? missing('GATEWAY_SUBGRAPH_SECRET');
+}
+
+const secret = (value: string): string => {
+  if (value.length < 16) throw new InvalidValue('must be at least 16 characters long');
+  return value;
+};
+
+/**
+ * The defaults leave room above our deepest real operation (the questionnaire: depth 6, cost 11 111)
+ * and the largest documents clients send (the full introspection query: 184 tokens, 60 fields), and
+ * keep the worst document within them validated in well under a second (bench: `graphql.hostile_document`).
+ */
+function readGraphQLLimits(env: Env): GraphQLLimits {
   return {
+    maxTokens: optional(env, 'GRAPHQL_MAX_TOKENS', integer({ min: 1 }), 3000),
+    maxFields: optional(env, 'GRAPHQL_MAX_FIELDS', integer({ min: 1 }), 500),
     maxDepth: optional(env, 'GRAPHQL_MAX_DEPTH', integer({ min: 1 }), 10),
     maxAliases: optional(env, 'GRAPHQL_MAX_ALIASES', integer({ min: 0 }), 15),
     maxCost: optional(env, 'GRAPHQL_MAX_COST', integer({ min: 1 }), 50000),
@@ -115,6 +165,12 @@ function readHttpConfig(env: Env): HttpConfig {
     maxRequestBytes: optional(env, 'SERVER_REQUEST_MAX_BYTES', integer({ min: 1 }), 1048576),
     maxJsonDepth: optional(env, 'SERVER_JSON_MAX_DEPTH', integer({ min: 1 }), DEFAULT_JSON_MAX_DEPTH),
     shutdownGraceMs: optional(env, 'SHUTDOWN_GRACE_MS', integer({ min: 0 }), 10000),
+    limits: {
+      headersTimeoutMs: optional(env, 'SERVER_HEADERS_TIMEOUT_MS', integer({ min: 1 }), 10_000),
+      requestTimeoutMs: optional(env, 'SERVER_REQUEST_TIMEOUT_MS', integer({ min: 1 }), 30_000),
+      keepAliveTimeoutMs: optional(env, 'SERVER_KEEP_ALIVE_TIMEOUT_MS', integer({ min: 1 }), 5_000),
+      maxConnections: optional(env, 'SERVER_MAX_CONNECTIONS', integer({ min: 1 }), 4096),
+    },
   };
 }
 

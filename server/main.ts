@@ -25,7 +25,6 @@ async function main(): Promise<void> {
     console.error(`startup failed: ${error.message}`);
     process.exit(1);
   });
-  system.logger.info({ ports: system.ports, role: config.process.role }, 'started');
   const shutdown = async (signal: string) => {
     system.logger.info({ signal }, 'stopping');
     await system.stop();
@@ -33,6 +32,9 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  // Only once the handlers are in place: whoever reads this line may signal at once, and a signal
+  // that came before them would end the process without draining (the default action).
+  system.logger.info({ ports: system.ports, role: config.process.role }, 'started');
 }
 
 await main();

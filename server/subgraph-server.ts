@@ -1,33 +1,88 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { rejectUnreadableBody } from '../gateway/unreadable-body.js';
 import { type GraphQLSchema, execute } from 'graphql';
-import { DocumentCache } from '../gateway/document-cache.js';
-import { type AccessControl, requestContext } from '../kernel/graphql/request-context.js';
+import { DocumentCache } from '../kernel/graphql/document-cache.js';
+import { type DomainError, toDomainError } from '../kernel/errors.js';
+import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
+import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
+import { graphqlJsonBody, graphqlRefusal, rejectUnreadableBody } from '../kernel/http/graphql-body.js';
+import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
-import { requestIdOf } from '../rest-facade/http/request-id.js';
+import type { Exchange, RequestPipeline } from '../gateway/pipeline/pipeline.js';
+import { graphqlDoor, record } from '../gateway/pipeline/graphql-door.js';
+import { GATEWAY_SECRET_HEADER } from '../gateway/pipeline/gateway-secret.js';
+
+export interface SubgraphServerOptions {
+  schema: GraphQLSchema;
+  access: AccessControl;
+  body: BodyLimits;
+  limits: DocumentSizeLimits;
+  /** GRAPHQL_INTROSPECTION: `__schema`, `__type` and federation's `_service` answer only when true. */
+  introspection: boolean;
+  /** GATEWAY_SUBGRAPH_SECRET: the gateway's proof that a request comes from it. */
+  gatewaySecret: string;
+  /** The door's name in the request pipeline (`subgraph:models`, …). */
+  door: string;
+  pipeline: RequestPipeline;
+}
 
 /**
- * One subgraph behind its own GraphQL endpoint (distributed mode). It authenticates the caller
- * from the forwarded credentials itself, exactly like the edge: it trusts no asserted identity.
+ * One subgraph behind its own GraphQL endpoint (distributed mode). It verifies the caller like the
+ * edge does (DECISIONS section 2), before the document is even parsed: every request must carry
+ * credentials that authenticate, from the caller's own headers forwarded by the gateway; it trusts no
+ * asserted identity. One exception keeps the contract's public probes working over the hop
+ * (`GET /admin/health`, the records `/health` and `/ready`, the indicator and impact facades, which
+ * do not authenticate callers): a request that proves it comes from our gateway (the shared secret)
+ * may run the fields that need no identity; any other field still authenticates the caller itself.
+ * `GET /health` is the subgraph's own liveness probe.
  */
-export function subgraphApp(schema: GraphQLSchema, access: AccessControl, maxRequestBytes: number): express.Express {
-  const documents = new DocumentCache(schema);
+export function subgraphApp(options: SubgraphServerOptions): express.Express {
+  // The gateway's documents are its query planner's, from operations it has already held to the
+  // limits (adding keys and `__typename`); a direct caller's are held to them here.
+  const documents = {
+    gateway: new DocumentCache(options.schema, { introspection: options.introspection }),
+    caller: new DocumentCache(options.schema, { limits: options.limits, introspection: options.introspection }),
+  };
+  const fromGateway = secretMatcher(options.gatewaySecret);
+  const door = graphqlDoor(options.pipeline, options.door);
   const app = express();
   app.disable('x-powered-by');
-  app.use(express.json({ limit: maxRequestBytes }));
+  app.use('/graphql', door.open);
+  app.use(graphqlJsonBody(options.body));
   app.post('/graphql', async (req, res) => {
-    const { query, variables, operationName } = (req.body ?? {}) as { query?: string; variables?: Record<string, unknown>; operationName?: string };
-    const cached = documents.get(typeof query === 'string' ? query : '');
-    if ('errors' in cached) {
-      res.status(400).json({ errors: cached.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) });
-      return;
+    const exchange = door.exchangeFor(res);
+    const context = requestContext(options.access, credentialSourceOf(req), exchange);
+    const sender = fromGateway(req.headers[GATEWAY_SECRET_HEADER]) ? 'gateway' : 'caller';
+    try {
+      if (sender === 'caller') await context.identity();
+    } catch (error) {
+      return void refuse(res, toDomainError(error), exchange);
     }
-    const context = requestContext(access, credentialSourceOf(req), requestIdOf(req));
-    res.json(await execute({ schema, document: cached.document, variableValues: variables, operationName, contextValue: context }));
+    const { query, variables, operationName } = (req.body ?? {}) as { query?: unknown; variables?: Record<string, unknown>; operationName?: string };
+    const cached = documents[sender].get(typeof query === 'string' ? query : '');
+    if ('refused' in cached) return void refuse(res, cached.refused, exchange);
+    if ('errors' in cached) {
+      return void res.status(400).json({ errors: cached.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) });
+    }
+    const result = await execute({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
+    if (result.errors) record(exchange, result.errors);
+    res.json(result);
   });
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.use(rejectUnreadableBody);
   return app;
+}
+
+function refuse(res: express.Response, error: DomainError, exchange: Exchange): void {
+  exchange.codes = [error.code];
+  const { status, headers, body } = graphqlRefusal(error);
+  res.status(status).set(headers).json(body);
+}
+
+/** Compares in constant time (digests of equal length), so the secret cannot be guessed byte by byte. */
+function secretMatcher(secret: string): (presented: string | string[] | undefined) => boolean {
+  const expected = createHash('sha256').update(secret).digest();
+  return (presented) => typeof presented === 'string' && timingSafeEqual(createHash('sha256').update(presented).digest(), expected);
 }

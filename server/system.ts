@@ -1,20 +1,30 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { GraphQLDataSource } from '@apollo/gateway';
 import { createAuthenticator } from '../kernel/identity/create-authenticator.js';
 import { Authorizer } from '../kernel/identity/authorization.js';
 import type { AccessControl } from '../kernel/graphql/request-context.js';
 import { createLogger } from '../kernel/logger.js';
 import { ServiceMetrics } from '../kernel/metrics.js';
 import { PROJECT_VERSION } from '../kernel/project.js';
-import { CORE_SERVICE_NAME } from '../kernel/core-service.js';
+import { CORE_SERVICE_NAME } from '../kernel/service-identities.js';
 import { type Gateway, startGateway } from '../gateway/gateway.js';
 import { readCommittedSupergraph } from '../gateway/compose.js';
-import { InProcessDataSource } from '../gateway/in-process-data-source.js';
-import { CredentialForwardingDataSource } from '../gateway/remote-data-source.js';
+import { InProcessClient } from '../gateway/executor/in-process-client.js';
+import { RemoteClient } from '../gateway/executor/remote-client.js';
+import type { SubgraphClient } from '../gateway/executor/subgraph-client.js';
+import { forwardedCredentials } from '../gateway/pipeline/forwarded-credentials.js';
+import { gatewaySecret } from '../gateway/pipeline/gateway-secret.js';
+import { upstreamTimeout } from '../gateway/pipeline/upstream-timeout.js';
+import { operationLimits } from '../gateway/pipeline/operation-limits.js';
 import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
+import { type Refusal, httpServer } from '../kernel/http/http-server.js';
+import { graphqlRefusal } from '../kernel/http/graphql-body.js';
+import { RequestPipeline } from '../gateway/pipeline/pipeline.js';
+import { requestId } from '../gateway/pipeline/request-id.js';
+import { requestMetrics } from '../gateway/pipeline/request-metrics.js';
+import { serverErrorLog } from '../gateway/pipeline/server-error-log.js';
 import { SUBGRAPH_NAMES, type SubgraphName, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
 import { ArtifactFetcher } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { catalogSource } from '../subgraphs/models/adapters/catalog-source.js';
@@ -24,23 +34,12 @@ import { RecordService } from '../subgraphs/models/domain/records/record-service
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { compileRoutes } from '../rest-facade/route-table.js';
-import { coreRoutes } from '../rest-facade/core/routes.js';
-import { coreErrors } from '../rest-facade/core/errors.js';
-import { CORE_OPENAPI_VERSION, coreOpenApi } from '../rest-facade/core/openapi.js';
-import { impactRoutes } from '../rest-facade/impact/routes.js';
-import { impactErrors } from '../rest-facade/impact/errors.js';
-import { impactOpenApi } from '../rest-facade/impact/openapi.js';
-import { recordsRoutes } from '../rest-facade/records/routes.js';
-import { recordsErrors } from '../rest-facade/records/errors.js';
-import { recordsOpenApi } from '../rest-facade/records/openapi.js';
-import { indicatorRoutes } from '../rest-facade/indicators/routes.js';
-import { indicatorErrors } from '../rest-facade/indicators/errors.js';
-import { indicatorOpenApi } from '../rest-facade/indicators/openapi.js';
+import { CORE_OPENAPI_VERSION } from '../rest-facade/core/routes.js';
+import { FACADES } from '../rest-facade/facades.js';
+import { openApiDocument } from '../rest-facade/openapi.js';
 import { createIndicatorService } from '../subgraphs/indicators/create-indicator-service.js';
-import { readIndicatorConfig } from '../subgraphs/indicators/domain/indicator-config.js';
-import type { ErrorPolicy, Route } from '../rest-facade/route-table.js';
+import { indicatorConfig } from './indicators-config.js';
 import { ImpactService } from '../subgraphs/impact/domain/impact-service.js';
-import { IMPACT_SERVICE_VERSION, readImpactConfig } from '../subgraphs/impact/domain/impact-config.js';
 import { BrightwayProjectReader } from '../subgraphs/impact/adapters/brightway-project.js';
 import type { SystemConfig } from './config.js';
 import { subgraphApp } from './subgraph-server.js';
@@ -60,6 +59,7 @@ interface Process {
   logger: Logger;
   access: AccessControl;
   metrics: ServiceMetrics;
+  pipeline: RequestPipeline;
   closers: Array<() => Promise<void>>;
   listeners: Record<string, Server>;
 }
@@ -72,7 +72,8 @@ export async function startSystem(config: SystemConfig, options: { logger?: Logg
   const authenticator = createAuthenticator(config.auth, { logger: { warn: ((obj: object, msg?: string) => logger!.warn(obj, msg)) as Logger['warn'] } });
   logger ??= createLogger({ level: config.logLevel, sensitiveHeaders: authenticator.credentialHeaders });
   const access = { authenticator, authorizer: new Authorizer(config.auth.policy) };
-  const proc: Process = { config, logger, access, metrics: new ServiceMetrics(), closers: [], listeners: {} };
+  const metrics = new ServiceMetrics();
+  const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger), closers: [], listeners: {} };
   try {
     await startRole(proc);
   } catch (error) {
@@ -84,22 +85,44 @@ export async function startSystem(config: SystemConfig, options: { logger?: Logg
   return { ports, logger, services: built.get(proc) ?? {}, stop: () => (stopping ??= stopAll(proc)) };
 }
 
+/**
+ * The request concerns of every door of this process, in order (gateway/pipeline/): the request id
+ * first, so that everything after it can name the request; the subgraph fetch concerns of a gateway
+ * over remote subgraphs; the answer's metrics and log line last.
+ */
+function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: Logger): RequestPipeline {
+  const role = config.process;
+  const remoteFetches = role.role === 'gateway' ? [forwardedCredentials(), gatewaySecret(role.gatewaySecret), upstreamTimeout(role.subgraphTimeoutMs)] : [];
+  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...remoteFetches, requestMetrics(metrics), serverErrorLog(logger)]);
+}
+
 async function startRole(proc: Process): Promise<void> {
   const role = proc.config.process;
   if (role.role === 'subgraph') {
-    const schema = await buildSubgraphSchema(role.subgraph, await servicesFor(proc, role.subgraph), observer(proc));
-    await listen(proc, `subgraph:${role.subgraph}`, role.port, subgraphApp(schema, proc.access, proc.config.http.maxRequestBytes));
+    const schema = await buildSubgraphSchema(role.subgraph, await servicesFor(proc, role.subgraph));
+    const { http } = proc.config;
+    const app = subgraphApp({
+      schema,
+      access: proc.access,
+      body: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
+      limits: proc.config.graphqlLimits,
+      introspection: proc.config.graphqlIntrospection,
+      gatewaySecret: role.gatewaySecret,
+      door: `subgraph:${role.subgraph}`,
+      pipeline: proc.pipeline,
+    });
+    await listen(proc, `subgraph:${role.subgraph}`, role.port, app, graphqlRefusal);
     return;
   }
-  const dataSources: Record<string, GraphQLDataSource> = {};
+  const subgraphs: Record<string, SubgraphClient> = {};
   for (const name of SUBGRAPH_NAMES) {
-    dataSources[name] =
+    subgraphs[name] =
       role.role === 'all'
-        ? new InProcessDataSource(await buildSubgraphSchema(name, await servicesFor(proc, name), observer(proc)))
-        : new CredentialForwardingDataSource(role.subgraphUrls[name]);
+        ? new InProcessClient(await buildSubgraphSchema(name, await servicesFor(proc, name)))
+        : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
   }
   const supergraphSdl = await readCommittedSupergraph();
-  const gateway = await startGateway(supergraphSdl, dataSources);
+  const gateway = await startGateway(supergraphSdl, subgraphs, { executor: proc.config.gatewayExecutor, logger: proc.logger });
   proc.closers.push(() => gateway.stop());
   await startEdge(proc, gateway, supergraphSdl);
 }
@@ -112,36 +135,29 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     supergraphSdl,
     access: proc.access,
     introspection: proc.config.graphqlIntrospection,
-    maxRequestBytes: http.maxRequestBytes,
+    body: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
     limits: proc.config.graphqlLimits,
+    pipeline: proc.pipeline,
   });
   proc.closers.push(() => endpoint.server.stop());
-  await listen(proc, 'gateway', http.ports.gateway, endpoint.app);
-  const facades: Array<{ name: string; port: number; routes: Route[]; errors: ErrorPolicy }> = [
-    {
-      name: 'core',
-      port: http.ports.core,
-      errors: coreErrors,
-      routes: coreRoutes({
-        openapi: () => coreOpenApi(PROJECT_VERSION),
-        metrics: async () => (proc.config.metricsEnabled ? proc.metrics.render() : null),
-      }),
-    },
-    { name: 'indicators', port: http.ports.indicators, errors: indicatorErrors, routes: indicatorRoutes(() => indicatorOpenApi(PROJECT_VERSION)) },
-    { name: 'impact', port: http.ports.impact, errors: impactErrors, routes: impactRoutes(() => impactOpenApi(IMPACT_SERVICE_VERSION), http.maxJsonDepth) },
-    { name: 'records', port: http.ports.records, errors: recordsErrors, routes: recordsRoutes(() => recordsOpenApi(PROJECT_VERSION)) },
-  ];
-  for (const facade of facades) {
+  await listen(proc, 'gateway', http.ports.gateway, endpoint.app, graphqlRefusal);
+  for (const facade of FACADES) {
+    // Derived from the routes once, when first asked for (rest-facade/openapi.ts).
+    let document: unknown;
+    const routes = facade.routes({
+      openapi: () => (document ??= openApiDocument(facade, routes, PROJECT_VERSION)),
+      metrics: async () => (proc.config.metricsEnabled ? proc.metrics.render() : null),
+      maxJsonDepth: http.maxJsonDepth,
+    });
     const app = createFacade({
-      routes: compileRoutes(facade.routes, gateway.schema),
-      errors: facade.errors,
+      facade,
+      routes: compileRoutes(routes, gateway.schema),
       gateway,
       access: proc.access,
       limits: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
-      observe: (a) => proc.metrics.request(facade.name, a.route, a.method, a.status, a.seconds),
-      onInternalError: (error) => proc.logger.error({ err: error }, `${facade.name} facade: unexpected failure`),
+      pipeline: proc.pipeline,
     });
-    await listen(proc, facade.name, facade.port, app);
+    await listen(proc, facade.name, http.ports[facade.name], app, facade.errors);
   }
 }
 
@@ -158,11 +174,8 @@ async function servicesFor<N extends SubgraphName>(proc: Process, name: N): Prom
 const SERVICE_FACTORIES: { [N in SubgraphName]: (proc: Process) => Promise<SubgraphServices[N]> } = {
   models: modelsServices,
   // The default core URL is this process's core facade, whose port is known once it listens.
-  indicators: async (proc) => createIndicatorService(readIndicatorConfig(proc.config.env, (listener) => boundPort(proc, listener))),
-  impact: async (proc) => {
-    const config = readImpactConfig(proc.config.env);
-    return new ImpactService(config, new BrightwayProjectReader(config.backgroundProjectDir));
-  },
+  indicators: async (proc) => createIndicatorService(indicatorConfig(proc.config.indicators!, proc.config.http, (listener) => boundPort(proc, listener))),
+  impact: async (proc) => new ImpactService(proc.config.impact!, new BrightwayProjectReader(proc.config.impact!.backgroundProjectDir)),
 };
 
 async function modelsServices(proc: Process): Promise<SubgraphServices['models']> {
@@ -204,14 +217,10 @@ function boundPort(proc: Process, listener: string): number | undefined {
   return (proc.listeners[listener]?.address() as AddressInfo | null)?.port;
 }
 
-function observer(proc: Process) {
-  return (error: unknown) => proc.logger.error({ err: error }, 'resolver failed unexpectedly');
-}
-
-/** `app`: an express app, or a facade's bare request listener (`FacadeApp`). */
-function listen(proc: Process, name: string, port: number, app: { listen(port: number, host: string): Server }): Promise<void> {
+/** `handler`: an express app, or a facade's request listener; `refuse`: the envelope of its own refusals. */
+function listen(proc: Process, name: string, port: number, handler: RequestListener, refuse: Refusal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, proc.config.http.host);
+    const server = httpServer(handler, proc.config.http.limits, refuse).listen(port, proc.config.http.host);
     server.once('listening', () => {
       proc.listeners[name] = server;
       resolve();

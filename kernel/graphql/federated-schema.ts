@@ -4,7 +4,7 @@ import { type GraphQLSchema, parse } from 'graphql';
 import { type AuthChecker, type BuildSchemaOptions, buildSchema, createResolversMap } from 'type-graphql';
 import type { RequestContext } from './request-context.js';
 import type { Operation } from '../identity/authorization.js';
-import { type ErrorObserver, normalizingResolver, toGraphQLError } from './graphql-errors.js';
+import { normalizingResolver, toGraphQLError } from './graphql-errors.js';
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])';
@@ -37,7 +37,7 @@ const authChecker: AuthChecker<RequestContext> = async ({ context }, [operation]
     if (operation) await context.authorize(operation as Operation);
     else await context.identity();
   } catch (error) {
-    throw toGraphQLError(error);
+    throw toGraphQLError(error, context.trace);
   }
   return true;
 };
@@ -50,7 +50,6 @@ const authChecker: AuthChecker<RequestContext> = async ({ context }, [operation]
 export async function buildFederatedSchema(
   options: Omit<BuildSchemaOptions, 'authChecker' | 'validate' | 'globalMiddlewares'>,
   references: ReferenceResolvers,
-  observe: ErrorObserver,
 ): Promise<GraphQLSchema> {
   const schema = await buildSchema({ ...options, authChecker, validate: false });
   const resolvers = createResolversMap(schema) as Record<string, Record<string, unknown>>;
@@ -59,7 +58,7 @@ export async function buildFederatedSchema(
   for (const fields of Object.values(resolvers)) {
     if (!fields || typeof fields !== 'object' || fields.constructor !== Object) continue;
     for (const [name, resolve] of Object.entries(fields)) {
-      if (typeof resolve === 'function' && !name.startsWith('__')) fields[name] = normalizingResolver(resolve as never, observe);
+      if (typeof resolve === 'function' && !name.startsWith('__')) fields[name] = normalizingResolver(resolve as never);
     }
   }
   for (const [typeName, resolve] of Object.entries(references)) {
@@ -70,7 +69,7 @@ export async function buildFederatedSchema(
           await context.identity();
           return await resolve(reference, context);
         } catch (error) {
-          throw toGraphQLError(error);
+          throw toGraphQLError(error, context.trace);
         }
       },
     };

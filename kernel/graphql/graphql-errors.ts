@@ -1,13 +1,17 @@
 import { GraphQLError } from 'graphql';
-import { DomainError, isErrorCode, toDomainError } from '../errors.js';
+import { DomainError, ERROR_STATUSES, isErrorCode, toDomainError } from '../errors.js';
+import type { RequestContext, RequestTrace } from './request-context.js';
 
 /**
  * The one place where a thrown value becomes a GraphQL error: the contract's code and details go
  * into `extensions`; anything that is not a DomainError becomes INTERNAL_ERROR without its text.
+ * With the request's trace, an error that is the server's fault is recorded there as thrown, for
+ * the one log line the door that received the request writes (gateway/pipeline/server-error-log.ts).
  */
-export function toGraphQLError(error: unknown): GraphQLError {
+export function toGraphQLError(error: unknown, trace?: RequestTrace): GraphQLError {
   if (error instanceof GraphQLError && isErrorCode(error.extensions?.code)) return error;
   const domain = toDomainError(error);
+  if (ERROR_STATUSES[domain.code] >= 500) trace?.failures.push(error);
   return new GraphQLError(domain.message, { extensions: { code: domain.code, details: domain.details } });
 }
 
@@ -18,14 +22,20 @@ export function fromGraphQLError(error: { message: string; extensions?: Record<s
   return new DomainError(code, error.message, error.extensions?.details ?? null);
 }
 
-export type ErrorObserver = (error: unknown) => void;
+/**
+ * Codes graphql-js and Apollo Server give a client's own mistakes in a GraphQL request (a document
+ * that does not parse or validate, bad variables, a persisted query not found, no operation to run):
+ * shown to clients as they are, like the contract's codes.
+ */
+export function isGraphQLRequestCode(code: unknown): code is string {
+  return typeof code === 'string' && /^(GRAPHQL_|BAD_USER_INPUT|PERSISTED_QUERY|OPERATION_RESOLUTION)/.test(code);
+}
 
 type FieldResolver = (root: unknown, args: unknown, context: unknown, info: unknown) => unknown;
 
 /**
- * Wraps a field resolver so that what it throws (or rejects with) goes through `toGraphQLError`;
- * unexpected errors (neither a DomainError nor an already coded GraphQL error, such as the auth
- * checker's) are reported to `observe`.
+ * Wraps a field resolver so that what it throws (or rejects with) goes through `toGraphQLError`,
+ * recorded in the request's trace when it is the server's fault.
  *
  * This replaced a type-graphql global middleware doing the same: type-graphql runs global
  * middlewares on every field, plain properties included, and its middleware chain is async, so
@@ -33,12 +43,11 @@ type FieldResolver = (root: unknown, args: unknown, context: unknown, info: unkn
  * specifications) took about 44 ms through the gateway (bench/PROFILE.md). This wrapper adds a
  * try/catch and stays synchronous for synchronous values.
  */
-export function normalizingResolver(resolve: FieldResolver, observe: ErrorObserver): FieldResolver {
-  const fail = (error: unknown): never => {
-    if (!(error instanceof DomainError) && !(error instanceof GraphQLError && isErrorCode(error.extensions?.code))) observe(error);
-    throw toGraphQLError(error);
-  };
+export function normalizingResolver(resolve: FieldResolver): FieldResolver {
   return (root, args, context, info) => {
+    const fail = (error: unknown): never => {
+      throw toGraphQLError(error, (context as Partial<RequestContext> | undefined)?.trace);
+    };
     try {
       const value = resolve(root, args, context, info);
       return isThenable(value) ? Promise.resolve(value).catch(fail) : value;

@@ -7,17 +7,34 @@ export interface AccessControl {
   authorizer: Authorizer;
 }
 
+/** What the door that received a request keeps of it for its log line (gateway/pipeline/). */
+export interface RequestTrace {
+  requestId: string;
+  /** Errors of this request that are the server's fault (a 5xx code), as thrown, causes and all. */
+  failures: unknown[];
+}
+
 /**
  * What every resolver receives. The identity is resolved lazily and once: public fields (the
  * liveness probe) never authenticate, every other root field does (see `authChecker`).
  */
 export interface RequestContext {
   requestId: string;
+  /** The door's record of the request, the same object however the context is copied. */
+  trace: RequestTrace;
   identity(): Promise<Identity>;
   /** Authenticates, then checks the operation's requirements (FORBIDDEN when they are not met). */
   authorize(operation: Operation): Promise<Identity>;
-  /** The caller's credential headers (and `authorization`), forwarded by the gateway to subgraphs that run elsewhere. */
+  /** The caller's credential headers (and `authorization`), as sent. */
   credentials: Record<string, string>;
+  /**
+   * What may be passed on to a service that verifies the caller itself (a remote subgraph, the
+   * core's `:validate`): a bearer token whenever the caller sent one (the receiver verifies it), and
+   * the mode's other credential headers (forward_auth's identity headers) only when they
+   * authenticated the caller here, i.e. came from a trusted proxy: the receiver trusts this process
+   * as a proxy, which must never pass on identity headers anyone could have sent.
+   */
+  forwardedCredentials(): Promise<Record<string, string>>;
 }
 
 /**
@@ -26,21 +43,37 @@ export interface RequestContext {
  */
 const ALWAYS_FORWARDED = ['authorization'];
 
-export function requestContext(access: AccessControl, source: CredentialSource, requestId: string): RequestContext {
+/** A header sent more than once is not forwarded: authenticating the caller refuses it (UNAUTHORIZED). */
+function forwardable(source: CredentialSource, name: string): string | undefined {
+  try {
+    return source.header(name);
+  } catch {
+    return undefined;
+  }
+}
+
+export function requestContext(access: AccessControl, source: CredentialSource, trace: RequestTrace): RequestContext {
   let identity: Promise<Identity> | undefined;
   const credentials: Record<string, string> = {};
   for (const name of new Set([...ALWAYS_FORWARDED, ...access.authenticator.credentialHeaders])) {
-    const value = source.header(name);
+    const value = forwardable(source, name);
     if (value !== undefined) credentials[name] = value;
   }
   const context: RequestContext = {
-    requestId,
+    requestId: trace.requestId,
+    trace,
     credentials,
     identity: () => (identity ??= access.authenticator.authenticate(source)),
     async authorize(operation) {
       const caller = await context.identity();
       access.authorizer.authorize(caller, operation);
       return caller;
+    },
+    async forwardedCredentials() {
+      const { authorization, ...others } = credentials;
+      const forwarded: Record<string, string> = /^Bearer +\S+ *$/i.test(authorization ?? '') ? { authorization: authorization! } : {};
+      const authenticated = Object.keys(others).length > 0 && (await context.identity().then(() => true, () => false));
+      return authenticated ? { ...forwarded, ...others } : forwarded;
     },
   };
   return context;

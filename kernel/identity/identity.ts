@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { DomainError } from '../errors.js';
 
 /** The authenticated caller, whatever the mode that produced it (DECISIONS section 2). */
 export interface Identity {
@@ -14,6 +15,7 @@ export interface Identity {
 
 /** What an authenticator needs from a request: header lookup (lower-case names) and the peer. */
 export interface CredentialSource {
+  /** The header's value; a header sent more than once is UNAUTHORIZED, never merged (see `credentialSourceOf`). */
   header(name: string): string | undefined;
   remoteAddress: string | undefined;
 }
@@ -28,12 +30,18 @@ export interface Authenticator {
   readonly credentialHeaders: readonly string[];
 }
 
-/** The credential source of a node HTTP request (express's `req` included). */
+/**
+ * The credential source of a node HTTP request (express's `req` included). Node joins a repeated
+ * header into one value ("A, B"), which for an identity header would be an identity nobody sent (the
+ * tenant "A, B"), and keeps only the first of a repeated `Authorization`: a credential header sent
+ * more than once is refused as UNAUTHORIZED instead.
+ */
 export function credentialSourceOf(request: IncomingMessage): CredentialSource {
   return {
     header(name) {
-      const value = request.headers[name.toLowerCase()];
-      return Array.isArray(value) ? value.join(', ') : value;
+      const values = request.headersDistinct[name.toLowerCase()];
+      if (values && values.length > 1) throw new DomainError('UNAUTHORIZED', `the ${name} header was sent more than once`);
+      return values?.[0];
     },
     remoteAddress: request.socket.remoteAddress,
   };

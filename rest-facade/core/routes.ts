@@ -1,118 +1,179 @@
 import { DomainError } from '../../kernel/errors.js';
+import type { Facade } from '../facades.js';
+import {
+  CoreArtifactDocument,
+  CoreCreateRecordDocument,
+  CoreHealthDocument,
+  CoreModelsCountDocument,
+  CoreModelsDocument,
+  CoreQueryRecordsDocument,
+  CoreReadinessDocument,
+  CoreRefreshRegistryDocument,
+  CoreStatusDocument,
+  CoreValidateDocument,
+  CoreVersionDocument,
+  type CoreValidateQuery,
+} from '../generated/operations.js';
 import { objectBody, objectMember, replayHeaders } from '../http/envelopes.js';
-import type { FacadeRequest, FacadeResponse, Route } from '../route-table.js';
+import { jsonContent, ok, pathParameter, ref } from '../http/openapi-parts.js';
+import { type FacadeRequest, type FacadeResponse, type Route, operationRoute } from '../route-table.js';
+import { coreErrors } from './errors.js';
+import { CORE_SCHEMAS } from './schemas.js';
+
+/** `info.version` of the served document, reported by `/admin/version` as `openapi_version`. */
+export const CORE_OPENAPI_VERSION = '1.0.0';
 
 const MODEL_VERSION = '/models/{model}/versions/{version}';
-
-/** Local (HTTP-only) documents the core facade serves besides its operations. */
-export interface CoreDocuments {
-  openapi(): unknown;
-  /** Prometheus exposition, or null when METRICS_ENABLED is not true. */
-  metrics(): Promise<{ contentType: string; body: string } | null>;
-}
+const modelParameters = [pathParameter('model', 'model id'), pathParameter('version', 'model version')];
 
 const json = (body: unknown, status = 200): FacadeResponse => ({ status, body });
-const modelVersion = (request: FacadeRequest) => ({ model: request.params.model, version: request.params.version });
+const modelVersion = (request: FacadeRequest) => ({ model: request.params.model!, version: request.params.version! });
 
-/** The route table of the core service (doc 01): each path is one GraphQL operation. */
-export function coreRoutes(documents: CoreDocuments): Route[] {
-  return [
-    {
+/** The core service (doc 01): each path is one GraphQL operation of core/operations.graphql. */
+export const coreFacade: Facade = {
+  name: 'core',
+  errors: coreErrors,
+  openapi: {
+    head: { title: 'CE-RISE core model validation and record service', version: CORE_OPENAPI_VERSION, schemas: CORE_SCHEMAS, errorSchema: ref('Error'), bearer: true },
+    commonErrors: ['INTERNAL_ERROR'],
+    authErrors: ['UNAUTHORIZED', 'FORBIDDEN', 'AUTH_UNAVAILABLE'],
+  },
+  routes: (context) => [
+    operationRoute({
       method: 'POST',
       path: `${MODEL_VERSION}:validate`,
       body: 'json',
-      operation: `query CoreValidate($model: String!, $version: String!, $payload: JSONObject!) {
-        validate(model: $model, version: $version, payload: $payload) {
-          passed
-          results { kind passed violations { path message severity constraint value } }
-        }
-      }`,
-      variables: (request) => ({ ...modelVersion(request), payload: objectMember(objectBody(request.body), 'payload', true) }),
+      operation: CoreValidateDocument,
+      variables: (request) => ({ ...modelVersion(request), payload: objectMember(objectBody(request.body), 'payload', true)! }),
       respond: (data) => json(restReport(data.validate)),
-    },
-    {
-      // The selection is exactly the REST record {id, model, version, payload}, so it is answered as is.
+      openapi: {
+        summary: 'validate a payload (200 with passed:false for an invalid payload)',
+        parameters: modelParameters,
+        requestBody: { required: true, ...jsonContent(ref('PayloadRequest')) },
+        responses: ok('validation report', ref('ValidationReport')),
+      },
+      errors: ['MODEL_NOT_FOUND', 'VALIDATOR_ERROR'],
+    }),
+    operationRoute({
       method: 'POST',
       path: `${MODEL_VERSION}:create`,
       body: 'json',
-      operation: `mutation CoreCreateRecord($model: String!, $version: String!, $payload: JSONObject!, $idempotencyKey: String!) {
-        createRecord(model: $model, version: $version, payload: $payload, idempotencyKey: $idempotencyKey) {
-          replayed
-          record { id model version payload }
-        }
-      }`,
+      operation: CoreCreateRecordDocument,
       // No header is an empty key, which the domain refuses (MISSING_IDEMPOTENCY_KEY) like a blank one.
       variables: (request) => ({
         ...modelVersion(request),
-        payload: objectMember(objectBody(request.body), 'payload', true),
+        payload: objectMember(objectBody(request.body), 'payload', true)!,
         idempotencyKey: request.header('idempotency-key') ?? '',
       }),
       respond: ({ createRecord: c }) => ({ status: 200, headers: replayHeaders(c.replayed), body: c.record }),
-    },
-    {
+      openapi: {
+        summary: 'create a record',
+        parameters: [...modelParameters, { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }],
+        requestBody: { required: true, ...jsonContent(ref('PayloadRequest')) },
+        responses: {
+          200: {
+            description: 'the record (also for a replay, with Idempotent-Replayed: true)',
+            headers: { 'Idempotent-Replayed': { description: 'present on a replay', schema: { const: 'true' } } },
+            ...jsonContent(ref('Record')),
+          },
+        },
+      },
+      errors: ['MODEL_NOT_FOUND', 'MISSING_IDEMPOTENCY_KEY', 'IDEMPOTENCY_CONFLICT', 'RECORD_CONFLICT', 'VALIDATION_FAILED', 'VALIDATOR_ERROR', 'STORE_ERROR'],
+    }),
+    operationRoute({
       method: 'POST',
       path: `${MODEL_VERSION}:query`,
       body: 'json',
-      operation: `query CoreQueryRecords($model: String!, $version: String!, $filter: JSON) {
-        records(model: $model, version: $version, filter: $filter) { id model version payload }
-      }`,
+      operation: CoreQueryRecordsDocument,
       variables: (request) => ({ ...modelVersion(request), filter: objectBody(request.body).filter ?? null }),
       respond: (data) => json({ records: data.records }),
-    },
+      openapi: {
+        summary: 'query records of this model version',
+        parameters: modelParameters,
+        requestBody: jsonContent({ type: 'object', properties: { filter: ref('Filter') } }),
+        responses: ok('matching records', { type: 'object', properties: { records: { type: 'array', items: ref('Record') } } }),
+      },
+      errors: ['MODEL_NOT_FOUND', 'STORE_ERROR'],
+    }),
     {
       // A version segment without an operation, or with one the contract does not name (DECISIONS section 3).
       method: 'POST',
       path: '/models/{model}/versions/{segment}',
+      openapi: null,
       local: (request) => {
         const op = request.params.segment!.includes(':') ? request.params.segment!.split(':').pop() : undefined;
         throw new DomainError('BAD_REQUEST', op ? `unknown operation ":${op}"` : 'operation missing: use :validate, :create or :query');
       },
     },
-    {
+    operationRoute({
       method: 'GET',
       path: '/models',
-      operation: 'query CoreModels { models { model version label } }',
-      respond: (data: { models: Array<{ model: string; version: string; label: string | null }> }) =>
-        json({ models: data.models.map((m) => ({ id: m.model, version: m.version, ...(m.label ? { label: m.label } : {}) })) }),
-    },
-    artifactRoute('schema'),
-    artifactRoute('shacl'),
-    artifactRoute('owl'),
-    { method: 'GET', path: '/openapi.json', authorize: 'service.openapi', local: () => json(documents.openapi()) },
+      operation: CoreModelsDocument,
+      respond: (data) => json({ models: data.models.map((m) => ({ id: m.model, version: m.version, ...(m.label ? { label: m.label } : {}) })) }),
+      openapi: {
+        summary: 'list the models',
+        responses: ok('models sorted by id, then version', {
+          type: 'object',
+          properties: { models: { type: 'array', items: { type: 'object', required: ['id', 'version'], properties: { id: { type: 'string' }, version: { type: 'string' }, label: { type: 'string' } } } } },
+        }),
+      },
+    }),
+    artifactRoute('schema', 'JSON Schema', 'application/schema+json'),
+    artifactRoute('shacl', 'SHACL', 'text/turtle'),
+    artifactRoute('owl', 'OWL', 'text/turtle'),
     {
+      method: 'GET',
+      path: '/openapi.json',
+      authorize: 'service.openapi',
+      local: () => json(context.openapi()),
+      openapi: { summary: 'this document', responses: ok('OpenAPI 3.1 document', { type: 'object' }) },
+    },
+    operationRoute({
       method: 'GET',
       path: '/admin/health',
-      operation: 'query CoreHealth { coreHealth { status uptimeSeconds } }',
+      operation: CoreHealthDocument,
       respond: (data) => json({ status: data.coreHealth.status, uptime_seconds: data.coreHealth.uptimeSeconds }),
-    },
-    {
+      openapi: {
+        summary: 'liveness probe (no authentication)',
+        authenticated: false,
+        responses: ok('alive', { type: 'object', properties: { status: { const: 'ok' }, uptime_seconds: { type: 'integer' } } }),
+      },
+    }),
+    operationRoute({
       method: 'GET',
       path: '/admin/version',
-      operation: 'query CoreVersion { coreVersion { service serviceVersion openapiVersion } }',
+      operation: CoreVersionDocument,
       respond: ({ coreVersion: v }) => json({ service: v.service, service_version: v.serviceVersion, openapi_version: v.openapiVersion }),
-    },
-    {
+      openapi: {
+        summary: 'service and OpenAPI version',
+        responses: ok('version info', { type: 'object', properties: { service: { type: 'string' }, service_version: { type: 'string' }, openapi_version: { type: 'string' } } }),
+      },
+    }),
+    operationRoute({
       method: 'GET',
       path: '/admin/models/count',
-      operation: 'query CoreModelsCount { modelsCount }',
+      operation: CoreModelsCountDocument,
       respond: (data) => json({ models_count: data.modelsCount }),
-    },
-    {
+      openapi: { summary: 'number of indexed models', responses: ok('model count', { type: 'object', properties: { models_count: { type: 'integer' } } }) },
+    }),
+    operationRoute({
       method: 'GET',
       path: '/admin/ready',
-      operation: 'query CoreReadiness { coreReadiness { ready modelsAvailable store reasons } }',
+      operation: CoreReadinessDocument,
       respond: ({ coreReadiness: r }) =>
-        r.ready
-          ? json({ status: 'ready', models_available: r.modelsAvailable, store: r.store })
-          : json({ status: 'not_ready', reasons: r.reasons }, 503),
-    },
-    {
+        r.ready ? json({ status: 'ready', models_available: r.modelsAvailable, store: r.store }) : json({ status: 'not_ready', reasons: r.reasons }, 503),
+      openapi: {
+        summary: 'readiness probe',
+        responses: {
+          ...ok('ready', { type: 'object', properties: { status: { const: 'ready' }, models_available: { type: 'integer' }, store: { const: 'ok' } } }),
+          503: { description: 'not ready', ...jsonContent({ type: 'object', properties: { status: { const: 'not_ready' }, reasons: { type: 'array', items: { type: 'string' } } } }) },
+        },
+      },
+    }),
+    operationRoute({
       method: 'GET',
       path: '/admin/status',
-      operation: `query CoreStatus { coreStatus {
-        uptimeSeconds service serviceVersion storeBackend authMode metricsEnabled shaclUnsupportedConstraints
-        registry { modelsLoaded lastRefreshAt errors { model version artifact message } }
-      } }`,
+      operation: CoreStatusDocument,
       respond: ({ coreStatus: s }) =>
         json({
           status: 'ok',
@@ -125,41 +186,62 @@ export function coreRoutes(documents: CoreDocuments): Route[] {
           metrics_enabled: s.metricsEnabled,
           validators: { shacl: { unsupported_constraints: s.shaclUnsupportedConstraints } },
         }),
-    },
+      openapi: { summary: 'runtime status', responses: ok('status', { type: 'object' }) },
+    }),
     {
       method: 'GET',
       path: '/admin/metrics',
       authorize: 'admin.metrics',
       local: async () => {
-        const metrics = await documents.metrics();
+        const metrics = await context.metrics();
         if (!metrics) throw new DomainError('NOT_FOUND', 'metrics are disabled (METRICS_ENABLED is not true)');
         return { status: 200, headers: { 'content-type': metrics.contentType }, body: metrics.body };
       },
+      openapi: {
+        summary: 'Prometheus metrics when METRICS_ENABLED=true',
+        responses: { 200: { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+      errors: ['NOT_FOUND'],
     },
-    {
+    operationRoute({
       method: 'POST',
       path: '/admin/registry/refresh',
-      operation: `mutation CoreRefreshRegistry { refreshRegistry { refreshedAt modelsFound errors { model version artifact message } } }`,
+      operation: CoreRefreshRegistryDocument,
       respond: ({ refreshRegistry: r }) => json({ refreshed_at: r.refreshedAt, models_found: r.modelsFound, errors: r.errors }),
-    },
-  ];
-}
+      openapi: {
+        summary: 'reload the catalog and artifacts (REGISTRY_ERROR when the catalog cannot be loaded: the previous index stays)',
+        responses: ok('refresh report', {
+          type: 'object',
+          properties: { refreshed_at: { type: 'string', format: 'date-time' }, models_found: { type: 'integer' }, errors: { type: 'array', items: ref('RegistryError') } },
+        }),
+      },
+      errors: ['REGISTRY_ERROR'],
+    }),
+  ],
+};
 
-function artifactRoute(kind: 'schema' | 'shacl' | 'owl'): Route {
-  return {
+function artifactRoute(kind: 'schema' | 'shacl' | 'owl', label: string, mediaType: string): Route {
+  return operationRoute({
     method: 'GET',
     path: `${MODEL_VERSION}/${kind}`,
-    operation: `query CoreArtifact($model: String!, $version: String!, $kind: ArtifactKind!) {
-      modelVersion(model: $model, version: $version) { artifact(kind: $kind) { mediaType etag content } }
-    }`,
+    operation: CoreArtifactDocument,
     variables: (request) => ({ ...modelVersion(request), kind }),
     respond: (data, request) => {
-      const { mediaType, etag, content } = data.modelVersion.artifact;
-      const headers = { etag, 'content-type': mediaType };
+      const { mediaType: served, etag, content } = data.modelVersion.artifact;
+      const headers = { etag, 'content-type': served };
       if (etagMatches(request.header('if-none-match'), etag)) return { status: 304, headers };
       return { status: 200, headers, body: content };
     },
-  };
+    openapi: {
+      summary: `raw ${label} artifact, byte for byte as fetched`,
+      parameters: [...modelParameters, { name: 'If-None-Match', in: 'header', schema: { type: 'string' } }],
+      responses: {
+        200: { description: `the ${label} artifact`, headers: { ETag: { schema: { type: 'string' } } }, content: { [mediaType]: { schema: { type: 'string' } } } },
+        304: { description: 'not modified (If-None-Match)' },
+      },
+    },
+    errors: ['MODEL_NOT_FOUND', 'ARTIFACT_NOT_FOUND', 'REGISTRY_ERROR'],
+  });
 }
 
 function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -167,14 +249,11 @@ function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-interface GqlReport {
-  passed: boolean;
-  results: Array<{ kind: string; passed: boolean; violations: Array<Record<string, unknown>> }>;
-}
+type GqlReport = CoreValidateQuery['validate'];
 
 /** Optional violation extras (`constraint`, `value`) come back from GraphQL as null; the REST report omits them. */
-function restReport(report: GqlReport): GqlReport {
-  const violation = ({ constraint, value, ...rest }: Record<string, unknown>) => ({
+function restReport(report: GqlReport) {
+  const violation = ({ constraint, value, ...rest }: GqlReport['results'][number]['violations'][number]) => ({
     ...rest,
     ...(constraint === null ? {} : { constraint }),
     ...(value === null ? {} : { value }),

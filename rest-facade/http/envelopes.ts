@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '../../kernel/errors.js';
+import { DomainError, ERROR_STATUSES, type ErrorCode } from '../../kernel/errors.js';
 import type { ErrorPolicy, FacadeResponse } from '../route-table.js';
 
 /** Renders an error whose status is known into one facade's envelope. */
@@ -11,12 +11,12 @@ export const codeEnvelope: Envelope = (status, error) => ({
   body: { code: error.code, message: error.message, details: error.details ?? null },
 });
 
-/** An error policy from a code → status table; a code the facade does not document is an internal error. */
-export function errorPolicy(table: Partial<Record<ErrorCode, number>>, envelope: Envelope): ErrorPolicy {
-  return (error) => {
-    const status = table[error.code];
-    return status === undefined ? envelope(500, new DomainError('INTERNAL_ERROR', 'internal error')) : envelope(status, error);
-  };
+/**
+ * An error policy: every code answers its own status (ERROR_STATUSES) unless the facade's contract
+ * gives it another one (`overrides`), in the facade's envelope.
+ */
+export function errorPolicy(overrides: Partial<Record<ErrorCode, number>>, envelope: Envelope): ErrorPolicy {
+  return (error) => envelope(overrides[error.code] ?? ERROR_STATUSES[error.code], error);
 }
 
 /** The body of a JSON request as an object, or 400. */

@@ -1,12 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../../kernel/errors.js';
-import { depthExceededAt } from '../../kernel/json-depth.js';
-
-export interface BodyLimits {
-  maxBytes: number;
-  /** `SERVER_JSON_MAX_DEPTH`: arrays and objects nested deeper than this are 400. */
-  maxDepth: number;
-}
+import { type BodyLimits, checkJsonBytes } from '../../kernel/http/json-bytes.js';
 
 /** `application/json` or any `+json` type, parameters ignored. */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -17,19 +11,17 @@ export function isJsonContentType(header: string | undefined): boolean {
 
 /**
  * Reads and parses a JSON request body: 415 without a JSON content type, 413 past the limit
- * (counting bytes as they arrive, not trusting Content-Length), 400 for nesting past the depth
- * limit (checked before parsing) and for malformed JSON.
+ * (counting bytes as they arrive, not trusting Content-Length), 400 for bytes that are not UTF-8,
+ * for nesting past the depth limit (both checked before parsing) and for malformed JSON.
  */
 export async function readJsonBody(req: IncomingMessage, limits: BodyLimits): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
   }
-  const text = (await readRawBody(req, limits)).toString('utf8');
-  if (depthExceededAt(text, limits.maxDepth) >= 0) {
-    throw new DomainError('BAD_REQUEST', `request body nests arrays and objects deeper than ${limits.maxDepth} levels`, { max_depth: limits.maxDepth });
-  }
+  const bytes = await readRawBody(req, limits);
+  checkJsonBytes(bytes, limits.maxDepth);
   try {
-    return JSON.parse(text);
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new DomainError('BAD_REQUEST', 'request body is not valid JSON');
   }

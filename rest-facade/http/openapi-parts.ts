@@ -22,3 +22,8 @@ export function errorResponses(statuses: Record<number, string>, errorSchema: un
 export function pathParameter(name: string, description: string) {
   return { name, in: 'path', required: true, description, schema: { type: 'string' } };
 }
+
+/** A 200 answer with a JSON body. */
+export function ok(description: string, schema: unknown) {
+  return { 200: { description, ...jsonContent(schema) } };
+}

@@ -13,16 +13,5 @@ function impactEnvelope(status: number, error: DomainError): FacadeResponse {
   return { status, body: { detail: { code: error.code, message: error.message } } };
 }
 
-export const impactErrors = errorPolicy(
-  {
-    BAD_REQUEST: 400,
-    NOT_FOUND: 404,
-    METHOD_NOT_ALLOWED: 405,
-    PAYLOAD_TOO_LARGE: 413,
-    UNPROCESSABLE: 422,
-    CALCULATION_NOT_IMPLEMENTED: 501,
-    BACKGROUND_PROJECT_UNAVAILABLE: 503,
-    INTERNAL_ERROR: 500,
-  },
-  impactEnvelope,
-);
+/** Every code answers its own status (kernel/errors.ts), in this service's envelopes. */
+export const impactErrors = errorPolicy({}, impactEnvelope);

@@ -11,24 +11,5 @@ function indicatorEnvelope(status: number, error: DomainError): FacadeResponse {
   return codeEnvelope(status, new DomainError('INVALID_REQUEST_BODY', 'the compute request body is invalid', { problems: [{ path: '$', message: error.message }] }));
 }
 
-/** Every code the indicator facade answers, and its status. */
-export const indicatorErrors = errorPolicy(
-  {
-    BAD_REQUEST: 400,
-    INVALID_REQUEST_BODY: 400,
-    CORE_UNAUTHORIZED: 401,
-    MODEL_VERSION_NOT_FOUND: 404,
-    CALCULATION_ARTIFACT_NOT_FOUND: 404,
-    NOT_FOUND: 404,
-    METHOD_NOT_ALLOWED: 405,
-    PAYLOAD_TOO_LARGE: 413,
-    UNSUPPORTED_MEDIA_TYPE: 415,
-    VALIDATION_FAILED: 422,
-    UNKNOWN_INDICATOR_SPECIFICATION: 422,
-    INTERNAL_ERROR: 500,
-    CORE_VALIDATION_ERROR: 502,
-    CALCULATION_ARTIFACT_ERROR: 502,
-    CALCULATION_ARTIFACT_VERSION_MISMATCH: 502,
-  },
-  indicatorEnvelope,
-);
+/** Every code answers its own status (kernel/errors.ts), in this service's envelope. */
+export const indicatorErrors = errorPolicy({}, indicatorEnvelope);

@@ -1,17 +1,27 @@
-import type { FacadeResponse, Route } from '../route-table.js';
+import type { Facade } from '../facades.js';
+import { IndicatorComputeDocument, type IndicatorComputeMutation, IndicatorHealthDocument } from '../generated/operations.js';
+import { jsonContent, ok, ref } from '../http/openapi-parts.js';
+import { type FacadeResponse, operationRoute } from '../route-table.js';
+import { indicatorErrors } from './errors.js';
+import { INDICATOR_SCHEMAS } from './schemas.js';
+import { PROJECT_VERSION } from '../../kernel/project.js';
 
 const json = (body: unknown): FacadeResponse => ({ status: 200, body });
 
-/** The route table of the indicator service (doc 02): each path is one GraphQL operation. */
-export function indicatorRoutes(openapi: () => unknown): Route[] {
-  return [
-    {
+/** The indicator service (doc 02): each path is one GraphQL operation of indicators/operations.graphql. */
+export const indicatorsFacade: Facade = {
+  name: 'indicators',
+  errors: indicatorErrors,
+  openapi: {
+    head: { title: 'Indicator computation service', version: PROJECT_VERSION, schemas: INDICATOR_SCHEMAS, errorSchema: ref('Error'), bearer: false },
+    commonErrors: ['INTERNAL_ERROR'],
+    authErrors: [],
+  },
+  routes: (context) => [
+    operationRoute({
       method: 'GET',
       path: '/health',
-      operation: `query IndicatorHealth { indicatorHealth {
-        status modelFamily validationBasis defaultTestingVersion artifactBaseUrlTemplate coreBaseUrl
-        httpTimeoutSecs bindAddress port calculationArtifactUrlTemplate
-      } }`,
+      operation: IndicatorHealthDocument,
       respond: ({ indicatorHealth: h }) =>
         json({
           status: h.status,
@@ -25,28 +35,45 @@ export function indicatorRoutes(openapi: () => unknown): Route[] {
           port: h.port,
           calculation_artifact_url_template: h.calculationArtifactUrlTemplate,
         }),
-    },
-    { method: 'GET', path: '/openapi.json', local: () => json(openapi()) },
+      openapi: { summary: 'service health and fixed identity', responses: ok('health', ref('Health')) },
+    }),
     {
+      method: 'GET',
+      path: '/openapi.json',
+      local: () => json(context.openapi()),
+      openapi: { summary: 'this document', responses: ok('OpenAPI 3.1', { type: 'object' }) },
+    },
+    operationRoute({
       // The whole body is the request: the domain reports every problem of its shape at once.
       method: 'POST',
       path: '/compute',
       body: 'json',
-      operation: `mutation IndicatorCompute($request: JSON) { computeIndicators(request: $request) {
-        modelFamily modelVersion artifactBaseUrl
-        artifacts { modelVersion baseUrl calculationUrl shaclUrl schemaUrl owlUrl }
-        payload
-        validation { basis source validationUrl status passed findingCount findingsPresent rawReport details }
-        result { status totalScore notes parameterScores { parameterId computedScore questionScores { questionId selectedAnswerId answerScore } } }
-      } }`,
+      operation: IndicatorComputeDocument,
       variables: (request) => ({ request: request.body }),
       respond: ({ computeIndicators: c }) => json(computeResponse(c)),
-    },
-  ];
-}
+      openapi: {
+        summary: 'validate the payload through the core service, then compute the indicator scores',
+        description: 'A bearer token in Authorization is forwarded to the core for the delegated validation. INVALID_REQUEST_BODY: details.problems lists each problem with its path.',
+        requestBody: { required: true, ...jsonContent(ref('ComputeRequest')) },
+        responses: { 200: { description: 'scores computed', ...jsonContent(ref('ComputeResponse')) } },
+      },
+      errors: [
+        'INVALID_REQUEST_BODY',
+        'CORE_UNAUTHORIZED',
+        'MODEL_VERSION_NOT_FOUND',
+        'CALCULATION_ARTIFACT_NOT_FOUND',
+        'VALIDATION_FAILED',
+        'UNKNOWN_INDICATOR_SPECIFICATION',
+        'CORE_VALIDATION_ERROR',
+        'CALCULATION_ARTIFACT_ERROR',
+        'CALCULATION_ARTIFACT_VERSION_MISMATCH',
+      ],
+    }),
+  ],
+};
 
 /** doc 02's compute response, field for field and in its order, from the graph's camelCase. */
-function computeResponse(c: any) {
+function computeResponse(c: IndicatorComputeMutation['computeIndicators']) {
   const { artifacts: a, validation: v, result: r } = c;
   return {
     model_family: c.modelFamily,
@@ -68,10 +95,10 @@ function computeResponse(c: any) {
     result: {
       status: r.status,
       total_score: r.totalScore,
-      parameter_scores: r.parameterScores.map((p: any) => ({
+      parameter_scores: r.parameterScores.map((p) => ({
         parameter_id: p.parameterId,
         computed_score: p.computedScore,
-        question_scores: p.questionScores.map((q: any) => ({ question_id: q.questionId, selected_answer_id: q.selectedAnswerId, answer_score: q.answerScore })),
+        question_scores: p.questionScores.map((q) => ({ question_id: q.questionId, selected_answer_id: q.selectedAnswerId, answer_score: q.answerScore })),
       })),
       notes: r.notes,
     },

@@ -3,7 +3,7 @@ import { codeEnvelope, errorPolicy } from '../http/envelopes.js';
 import type { FacadeResponse } from '../route-table.js';
 
 /** DECISIONS section 4: one lower-case code per status. */
-const CODE_OF_STATUS: Record<number, string> = {
+const CODE_OF_STATUS: Readonly<Record<number, string>> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -17,33 +17,33 @@ const CODE_OF_STATUS: Record<number, string> = {
   503: 'unavailable',
 };
 
-/** `{code, message, details}` like the core's, with the status's lower-case code. */
+/** The codes of this facade's envelope (its OpenAPI document lists them). */
+export const RECORDS_CODES = Object.values(CODE_OF_STATUS);
+
+/**
+ * `{code, message, details}` like the core's, with the status's lower-case code. A client error the
+ * contract names no code for (408, 431: the HTTP server's own limits) keeps its status with the code
+ * `bad_request`.
+ */
 function recordsEnvelope(status: number, error: DomainError): FacadeResponse {
   const envelope = codeEnvelope(status, error);
-  return { ...envelope, body: { ...(envelope.body as object), code: CODE_OF_STATUS[status] } };
+  return { ...envelope, body: { ...(envelope.body as object), code: CODE_OF_STATUS[status] ?? 'bad_request' } };
 }
 
 /**
- * The records backend's table. Both 409s are `conflict` (the message says which); a store or key
- * set that does not answer is `unavailable` (503): the backend cannot serve now, retry later.
+ * The records backend's statuses where they differ from the codes' own. A store or key set that does
+ * not answer, and any upstream failure, is `unavailable` (503): the backend cannot serve now, retry
+ * later. Both 409s are `conflict` (the message says which).
  */
 export const recordsErrors = errorPolicy(
   {
-    BAD_REQUEST: 400,
-    MISSING_IDEMPOTENCY_KEY: 400,
-    UNAUTHORIZED: 401,
-    FORBIDDEN: 403,
-    NOT_FOUND: 404,
-    RECORD_NOT_FOUND: 404,
-    METHOD_NOT_ALLOWED: 405,
-    IDEMPOTENCY_CONFLICT: 409,
-    RECORD_CONFLICT: 409,
-    PAYLOAD_TOO_LARGE: 413,
-    UNSUPPORTED_MEDIA_TYPE: 415,
-    UNPROCESSABLE: 422,
     STORE_ERROR: 503,
-    AUTH_UNAVAILABLE: 503,
-    INTERNAL_ERROR: 500,
+    REGISTRY_ERROR: 503,
+    CORE_VALIDATION_ERROR: 503,
+    CALCULATION_ARTIFACT_ERROR: 503,
+    CALCULATION_ARTIFACT_VERSION_MISMATCH: 503,
+    SUBGRAPH_TIMEOUT: 503,
+    CALCULATION_NOT_IMPLEMENTED: 500,
   },
   recordsEnvelope,
 );

@@ -1,10 +1,9 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildFederatedSchema, lazyResolvers } from '../../kernel/graphql/federated-schema.js';
-import type { ErrorObserver } from '../../kernel/graphql/graphql-errors.js';
 import type { ImpactService } from './domain/impact-service.js';
 import { ImpactResolver } from './graphql/impact-resolver.js';
 
 /** The `impact` subgraph: background project capabilities and the (not yet available) calculation. */
-export function buildImpactSchema(impact: ImpactService, observe: ErrorObserver): Promise<GraphQLSchema> {
-  return buildFederatedSchema({ resolvers: [ImpactResolver], container: lazyResolvers([[ImpactResolver, () => new ImpactResolver(impact)]]) }, {}, observe);
+export function buildImpactSchema(impact: ImpactService): Promise<GraphQLSchema> {
+  return buildFederatedSchema({ resolvers: [ImpactResolver], container: lazyResolvers([[ImpactResolver, () => new ImpactResolver(impact)]]) }, {});
 }

@@ -1,6 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildFederatedSchema, lazyResolvers } from '../../kernel/graphql/federated-schema.js';
-import type { ErrorObserver } from '../../kernel/graphql/graphql-errors.js';
 import type { IndicatorService } from './domain/indicator-service.js';
 import { IndicatorResolver } from './graphql/indicator-resolver.js';
 import { RecordIndicatorResolver } from './graphql/record-indicator-resolver.js';
@@ -10,7 +9,7 @@ import { ModelVersionGql, RecordGql } from './graphql/types.js';
  * The `indicators` subgraph: compute, health, the questionnaire on the models subgraph's
  * ModelVersion and the scores on its Record.
  */
-export function buildIndicatorsSchema(indicators: IndicatorService, observe: ErrorObserver): Promise<GraphQLSchema> {
+export function buildIndicatorsSchema(indicators: IndicatorService): Promise<GraphQLSchema> {
   return buildFederatedSchema(
     {
       resolvers: [IndicatorResolver, RecordIndicatorResolver],
@@ -32,6 +31,5 @@ export function buildIndicatorsSchema(indicators: IndicatorService, observe: Err
         payload: reference.payload,
       }),
     },
-    observe,
   );
 }

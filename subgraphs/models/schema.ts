@@ -1,6 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildFederatedSchema, lazyResolvers } from '../../kernel/graphql/federated-schema.js';
-import type { ErrorObserver } from '../../kernel/graphql/graphql-errors.js';
 import type { ModelRegistry } from './domain/registry/model-registry.js';
 import type { AdminService } from './domain/admin/admin-service.js';
 import type { RecordService } from './domain/records/record-service.js';
@@ -16,7 +15,7 @@ export interface ModelsSubgraphServices {
 }
 
 /** The `models` subgraph: registry, artifacts, validation, records and the core's admin probes. */
-export function buildModelsSchema(services: ModelsSubgraphServices, observe: ErrorObserver): Promise<GraphQLSchema> {
+export function buildModelsSchema(services: ModelsSubgraphServices): Promise<GraphQLSchema> {
   return buildFederatedSchema(
     {
       resolvers: [RegistryResolver, ValidationResolver, AdminResolver, RecordResolver],
@@ -31,6 +30,5 @@ export function buildModelsSchema(services: ModelsSubgraphServices, observe: Err
       ModelVersion: (reference) => modelVersionGql(services.registry.get(String(reference.model), String(reference.version))),
       Record: async (reference, context) => services.records.find(await context.authorize('records.read'), String(reference.id)),
     },
-    observe,
   );
 }

@@ -89,6 +89,25 @@ describe('/admin/metrics', () => {
   });
 });
 
+// Issue 14: one pipeline for both doors, so /graphql is measured like the REST routes, and every
+// operation (a REST route's too) by its name.
+test('METRICS_ENABLED=true: /graphql requests and every operation by name are measured too', async () => {
+  const graphql = (query: string) => call(on.url('gateway'), 'POST', '/graphql', { body: { query } });
+  expect((await graphql('query ListModels { models { model } }')).status).toBe(200);
+  expect((await graphql('{ models { model } }')).status).toBe(200);
+  expect((await call(on.url('core'), 'GET', '/models')).status).toBe(200);
+  // Operation names are the clients' own: past 500 of them, the label is `other`.
+  for (let i = 0; i < 510; i++) await graphql(`query Name${i} { modelsCount }`);
+  const text = (await call(on.url('core'), 'GET', '/admin/metrics')).text;
+  expect(text).toContain('# TYPE graphql_operation_duration_seconds histogram');
+  expect(text).toContain('graphql_operation_duration_seconds_count{operation="ListModels",outcome="ok"} 1');
+  expect(text).toContain('graphql_operation_duration_seconds_count{operation="anonymous",outcome="ok"} 1');
+  expect(text).toContain('graphql_operation_duration_seconds_count{operation="CoreModels",outcome="ok"} 1');
+  expect(text).toMatch(/^graphql_operation_duration_seconds_count\{operation="other",outcome="ok"\} \d+$/m);
+  expect(text).toMatch(/^http_request_duration_seconds_count\{facade="graphql",route="\/graphql",method="POST",status="200"\} \d+$/m);
+  expect(new Set([...text.matchAll(/graphql_operation_duration_seconds_count\{operation="([^"]+)"/g)].map((m) => m[1])).size).toBeLessThanOrEqual(502);
+});
+
 describe('error envelopes of the core facade', () => {
   test('a known version without that artifact: 404 ARTIFACT_NOT_FOUND with code, message and details', async () => {
     const core = on.url('core');

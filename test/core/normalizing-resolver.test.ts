@@ -4,10 +4,11 @@ import { normalizingResolver } from '../../kernel/graphql/graphql-errors.js';
 
 /** kernel/graphql/graphql-errors.ts: every subgraph field resolver's errors, normalised without making fields async. */
 describe('normalizingResolver', () => {
+  // `observed`: the request trace's failures, where errors that are the server's fault are recorded for the log line.
   const run = (resolve: () => unknown) => {
     const observed: unknown[] = [];
-    const wrapped = normalizingResolver(() => resolve(), (error) => observed.push(error));
-    return { observed, call: () => wrapped(undefined, {}, {}, {}) };
+    const wrapped = normalizingResolver(() => resolve());
+    return { observed, call: () => wrapped(undefined, {}, { requestId: 'r', trace: { requestId: 'r', failures: observed } }, {}) };
   };
 
   test('a synchronous value stays synchronous', () => {
@@ -33,6 +34,15 @@ describe('normalizingResolver', () => {
     });
     await expect(rejected.call()).rejects.toBe(coded);
     expect(rejected.observed).toEqual([]);
+  });
+
+  test('a DomainError with a server-side code (STORE_ERROR) is recorded, cause and all', async () => {
+    const failure = new DomainError('STORE_ERROR', 'records store failed');
+    const rejected = run(async () => {
+      throw failure;
+    });
+    await expect(rejected.call()).rejects.toMatchObject({ extensions: { code: 'STORE_ERROR' } });
+    expect(rejected.observed).toEqual([failure]);
   });
 
   test('anything else is reported and masked as INTERNAL_ERROR', async () => {

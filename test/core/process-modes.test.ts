@@ -3,6 +3,10 @@ import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { type TestSystem, call, startTestSystem } from '../support/system.js';
 import { SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../indicators/local-profile.js';
+import { silentPeer } from '../support/silent-peer.js';
+
+/** What the gateway and its subgraphs share in distributed mode (GATEWAY_SUBGRAPH_SECRET). */
+const SECRET = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
 
 /**
  * Distributed mode: each subgraph in its own server, a gateway process (with the REST facades)
@@ -21,10 +25,11 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     idp = await JwksServer.start();
     token = await idp.sign();
     for (const name of ['models', 'indicators', 'impact']) {
-      subgraphs[name] = await startTestSystem({ ...mini.env, ...idp.authEnv(), ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
+      subgraphs[name] = await startTestSystem({ ...mini.env, ...idp.authEnv(), ...SECRET, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
     }
     edge = await startTestSystem({
       ...idp.authEnv(),
+      ...SECRET,
       PROCESS_ROLE: 'gateway',
       MODELS_SUBGRAPH_URL: `${subgraphs.models!.url('subgraph:models')}/graphql`,
       INDICATORS_SUBGRAPH_URL: `${subgraphs.indicators!.url('subgraph:indicators')}/graphql`,
@@ -93,6 +98,68 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     });
   });
 
+  test('the public probes answer across the hop without credentials', async () => {
+    expect((await call(edge.url('records'), 'GET', '/health')).json).toEqual({ status: 'ok' });
+    expect((await call(edge.url('records'), 'GET', '/ready')).json).toEqual({ status: 'ready' });
+    expect((await call(edge.url('indicators'), 'GET', '/health')).json.status).toBe('ok');
+    expect((await call(edge.url('impact'), 'GET', '/health')).json.status).toBe('ok');
+  });
+
+  // Issue 13, item 6: a subgraph port verifies identity like the edge, for everything but its health probe.
+  describe('a subgraph port called directly, not by the gateway', () => {
+    const direct = (name: string, query: string, headers: Record<string, string> = {}) =>
+      call(subgraphs[name]!.url(`subgraph:${name}`), 'POST', '/graphql', { body: { query }, headers });
+
+    test.each([
+      ['models', '{ _service { sdl } }'],
+      ['models', '{ __schema { types { name } } }'],
+      ['models', '{ coreHealth { status } }'],
+      ['models', '{ recordsReadiness { ready } }'],
+      ['indicators', '{ indicatorHealth { coreBaseUrl } }'],
+      ['impact', '{ impactHealth { status } }'],
+    ])('%s: %s without credentials is 401, nothing executed', async (name, query) => {
+      const answer = await direct(name, query);
+      expect(answer.status).toBe(401);
+      expect(answer.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHORIZED', details: null } }] });
+    });
+
+    test('a wrong gateway secret counts for nothing', async () => {
+      const answer = await direct('models', '{ coreHealth { status } }', { 'x-gateway-secret': 'not-the-secret-at-all' });
+      expect(answer.status).toBe(401);
+    });
+
+    test('an authenticated caller runs fields, but the schema stays closed with introspection off', async () => {
+      const auth = { authorization: `Bearer ${token}` };
+      expect((await direct('models', '{ coreHealth { status } }', auth)).json).toEqual({ data: { coreHealth: { status: 'ok' } } });
+      for (const query of ['{ _service { sdl } }', '{ __schema { types { name } } }']) {
+        const answer = await direct('models', query, auth);
+        expect(answer.status).toBe(400);
+        expect(answer.json.errors[0].message).toContain('GRAPHQL_INTROSPECTION=true');
+      }
+    });
+
+    test('the subgraph health probe needs nothing', async () => {
+      expect((await call(subgraphs.models!.url('subgraph:models'), 'GET', '/health')).json).toEqual({ status: 'ok' });
+    });
+
+    // Issue 13, item 2: authentication first, then the size limits, before any validation.
+    test('1,500 repeated fields without a token: 401 before the document is read', async () => {
+      const answer = await direct('models', `{${' models { model version label }'.repeat(1500)} }`);
+      expect(answer.status).toBe(401);
+    });
+
+    test('5,000 repeated fields with a token: 400 QUERY_TOO_LARGE, not validated', async () => {
+      const answer = await direct('models', `{${' models { model version label }'.repeat(5000)} }`, { authorization: `Bearer ${token}` });
+      expect(answer.status).toBe(400);
+      expect(answer.json.errors[0].extensions).toEqual({ code: 'QUERY_TOO_LARGE', details: { limit: 3000, measure: 'tokens' } });
+    });
+
+    test('suggestions do not reveal names', async () => {
+      const answer = await direct('models', '{ model }', { authorization: `Bearer ${token}` });
+      expect(answer.json.errors[0].message).toBe('Cannot query field "model" on type "Query".');
+    });
+  });
+
   // Last: it stops the models subgraph.
   test('a subgraph that is down gives 500 INTERNAL_ERROR with no stack trace or upstream text', async () => {
     await subgraphs.models!.stop();
@@ -106,5 +173,59 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     });
     expect(graphql.json.errors).toEqual([expect.objectContaining({ message: 'internal error', extensions: { code: 'INTERNAL_ERROR' } })]);
     expect(graphql.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|stack/);
+  });
+});
+
+// Issue 13, item 5: a remote subgraph that does not answer is a clear error within SUBGRAPH_TIMEOUT_MS.
+describe('a subgraph that accepts connections and never answers', () => {
+  test('SUBGRAPH_TIMEOUT: 504 on the core facade, its code on /graphql', async () => {
+    const peer = await silentPeer();
+    const edge = await startTestSystem({
+      AUTH_MODE: 'none',
+      AUTH_ALLOW_INSECURE_NONE: 'true',
+      ...SECRET,
+      PROCESS_ROLE: 'gateway',
+      SUBGRAPH_TIMEOUT_MS: '300',
+      MODELS_SUBGRAPH_URL: `${peer.url}/graphql`,
+      INDICATORS_SUBGRAPH_URL: `${peer.url}/graphql`,
+      IMPACT_SUBGRAPH_URL: `${peer.url}/graphql`,
+    });
+    const answer = await call(edge.url('core'), 'GET', '/models');
+    expect(answer.status).toBe(504);
+    expect(answer.json).toEqual({ code: 'SUBGRAPH_TIMEOUT', message: 'the models subgraph did not answer within 300 ms', details: null });
+    const graphql = await call(edge.url('gateway'), 'POST', '/graphql', { body: { query: '{ models { model } }' } });
+    expect(graphql.json.errors).toEqual([{ message: 'the models subgraph did not answer within 300 ms', extensions: { code: 'SUBGRAPH_TIMEOUT', details: null } }]);
+    expect((await call(edge.url('records'), 'GET', '/ready')).json.code).toBe('unavailable');
+  });
+});
+
+// forward_auth across the hop: the gateway passes on identity headers only when they authenticated
+// at its edge. A subgraph trusts the gateway as a proxy, so headers from a peer the edge does not
+// trust must never reach it (they did, for REST routes, which run without an edge check).
+describe('distributed mode with forward_auth', () => {
+  const forwardAuth = { AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '127.0.0.1/32' };
+  const identity = { 'x-auth-subject': 'mallory', 'x-auth-scopes': 'records:read' };
+  let edge: TestSystem;
+
+  beforeAll(async () => {
+    const mini = await miniModelHost();
+    const urls: Record<string, string> = {};
+    for (const name of ['models', 'indicators', 'impact']) {
+      const subgraph = await startTestSystem({ ...mini.env, ...forwardAuth, ...SECRET, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
+      urls[`${name.toUpperCase()}_SUBGRAPH_URL`] = `${subgraph.url(`subgraph:${name}`)}/graphql`;
+    }
+    // Dual-stack: an IPv4 caller (127.0.0.1) is a trusted proxy, an IPv6 one (::1) is not.
+    edge = await startTestSystem({ ...forwardAuth, ...SECRET, ...urls, PROCESS_ROLE: 'gateway', SERVER_HOST: '::' });
+  });
+  const models = (host: string) => call(`http://${host}:${new URL(edge.url('core')).port}`, 'GET', '/models', { headers: identity });
+
+  test('identity headers from a trusted proxy reach the subgraph: 200', async () => {
+    expect((await models('127.0.0.1')).status).toBe(200);
+  });
+
+  test('the same headers from an untrusted peer are not passed on: 401', async () => {
+    const answer = await models('[::1]');
+    expect(answer.status).toBe(401);
+    expect(answer.json.code).toBe('UNAUTHORIZED');
   });
 });

@@ -1,17 +1,25 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { GraphQLDataSource } from '@apollo/gateway';
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { parse } from 'graphql';
 import { composeSubgraphs } from '../../gateway/compose.js';
 import { startGateway } from '../../gateway/gateway.js';
 import { graphqlEndpoint } from '../../gateway/graphql-endpoint.js';
-import { InProcessDataSource } from '../../gateway/in-process-data-source.js';
+import { InProcessClient } from '../../gateway/executor/in-process-client.js';
+import { RemoteClient } from '../../gateway/executor/remote-client.js';
+import type { SubgraphClient } from '../../gateway/executor/subgraph-client.js';
+import { upstreamTimeout } from '../../gateway/pipeline/upstream-timeout.js';
+import { operationLimits } from '../../gateway/pipeline/operation-limits.js';
+import { pino } from 'pino';
+import { GATEWAY_EXECUTOR } from '../support/executor-mode.js';
+import { RequestPipeline } from '../../gateway/pipeline/pipeline.js';
+import { requestId } from '../../gateway/pipeline/request-id.js';
 import { Authorizer } from '../../kernel/identity/authorization.js';
 import { readAuthConfig } from '../../kernel/identity/auth-config.js';
 import { createAuthenticator } from '../../kernel/identity/create-authenticator.js';
 import { call } from '../support/system.js';
+import { stopAtScopeEnd } from '../support/cleanup.js';
 
 export const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])';
@@ -31,48 +39,54 @@ export interface TinyFederation {
   stop(): Promise<void>;
 }
 
+/** A subgraph of a tiny federation reached over HTTP, as distributed mode reaches ours. */
+export function remoteSubgraph(url: string): SubgraphClient {
+  return new RemoteClient({ name: 'remote', url }, new RequestPipeline([requestId(), upstreamTimeout(30_000)]));
+}
+
 /**
  * A small self-contained supergraph behind our own wiring: the subgraphs are composed with our
- * `composeSubgraphs`, served by `InProcessDataSource`s (or the data sources given, e.g. a remote one
- * that is down), planned by our `startGateway`, and answered by our `graphqlEndpoint` with its error
- * masking and limits, as a client sees it.
+ * `composeSubgraphs`, served by `InProcessClient`s (or the clients given, e.g. a remote one that is
+ * down), planned by our `startGateway` (in the executor mode the suite runs in), and answered by our
+ * `graphqlEndpoint` with its error masking and limits, as a client sees it.
  */
-export async function startTinyFederation(subgraphs: TinySubgraph[], replaced: Record<string, GraphQLDataSource> = {}): Promise<TinyFederation> {
+export async function startTinyFederation(subgraphs: TinySubgraph[], replaced: Record<string, SubgraphClient> = {}): Promise<TinyFederation> {
   const schemas = subgraphs.map((s) => ({ name: s.name, schema: buildSubgraphSchema({ typeDefs: parse(`${FEDERATION_LINK}\n${s.typeDefs}`), resolvers: s.resolvers }) }));
   const { supergraphSdl, errors } = composeSubgraphs(schemas.map(({ name, schema }) => ({ name, sdl: printSubgraphSchema(schema) })));
   if (!supergraphSdl) throw new Error(`tiny supergraph does not compose: ${errors.map((e) => e.message).join('; ')}`);
   const calls: Record<string, number> = {};
-  const dataSources: Record<string, GraphQLDataSource> = {};
+  const clients: Record<string, SubgraphClient> = {};
   for (const { name, schema } of schemas) {
-    const source = replaced[name] ?? new InProcessDataSource(schema);
+    const client = replaced[name] ?? new InProcessClient(schema);
     calls[name] = 0;
-    dataSources[name] = {
-      process(options) {
+    clients[name] = {
+      fetch(request, context) {
         calls[name]! += 1;
-        return source.process(options);
+        return client.fetch(request, context);
       },
     };
   }
-  const gateway = await startGateway(supergraphSdl, dataSources);
+  const gateway = await startGateway(supergraphSdl, clients, { executor: GATEWAY_EXECUTOR, logger: pino({ level: 'silent' }) });
   const endpoint = await graphqlEndpoint({
     gateway,
     supergraphSdl,
     access: noAuthentication(),
     introspection: false,
-    maxRequestBytes: 65536,
-    limits: { maxDepth: 10, maxAliases: 15, maxCost: 50000 },
+    body: { maxBytes: 65536, maxDepth: 64 },
+    limits: { maxTokens: 3000, maxFields: 500 },
+    pipeline: new RequestPipeline([requestId(), operationLimits({ maxDepth: 10, maxAliases: 15, maxCost: 50000 })]),
   });
   const server = await listening(endpoint.app.listen(0, '127.0.0.1'));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     query: (query, variables, operationName) => call(base, 'POST', '/graphql', { body: { query, variables, operationName } }),
     calls,
-    async stop() {
+    stop: stopAtScopeEnd(async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await endpoint.server.stop();
       await gateway.stop();
-    },
+    }),
   };
 }
 

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CredentialForwardingDataSource } from '../../gateway/remote-data-source.js';
 import { DomainError } from '../../kernel/errors.js';
 import { toGraphQLError } from '../../kernel/graphql/graphql-errors.js';
-import { type TinyFederation, type TinySubgraph, startTinyFederation } from './tiny-federation.js';
+import { type TinyFederation, type TinySubgraph, startTinyFederation, remoteSubgraph } from './tiny-federation.js';
 
 /**
  * Federation semantics through our gateway wiring (composition, query planning, in-process data
@@ -179,7 +178,7 @@ describe('a subgraph that fails at the HTTP level', () => {
 
   /** The shop's answer to `query` with shipping reached over HTTP at `url`. */
   async function answerWithShippingAt(url: string) {
-    const shop = await startTinyFederation([products, reviews, shipping], { shipping: new CredentialForwardingDataSource(url) });
+    const shop = await startTinyFederation([products, reviews, shipping], { shipping: remoteSubgraph(url) });
     try {
       return await shop.query(query);
     } finally {

@@ -1,5 +1,5 @@
-import { costLimit, operationCost } from '../../gateway/plugins/cost-limit.js';
-import { operationOf, runWith } from './limit-harness.js';
+import { operationCost } from '../../gateway/pipeline/limits/cost.js';
+import { operationOf, refusalOf } from './limit-harness.js';
 
 describe('operation cost (GRAPHQL_MAX_COST)', () => {
   test.each([
@@ -21,14 +21,27 @@ describe('operation cost (GRAPHQL_MAX_COST)', () => {
     expect(operationCost(operationOf(query))).toBe(cost);
   });
 
-  test('an operation over the limit is refused with QUERY_TOO_COMPLEX (400)', async () => {
-    const { status, errors } = await runWith(costLimit(100), '{ parts { parts { id } } }');
-    expect(status).toBe(400);
-    expect(errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', details: { limit: 100, actual: 110 } }) })]);
+  // Issue 13: a list is as long as the request asks (`records(filter: {limit: 1000})` counted 10 before).
+  test.each([
+    ['{ page(first: 50) { id maker { id } } }', {}, 100],
+    ['{ page(last: 3) { parts { id } } }', {}, 33],
+    ['query($n: Int) { page(first: $n) { maker { id } } }', { n: 1000 }, 2000],
+    ['{ search(filter: { limit: 1000 }) { name } }', {}, 1000],
+    ['query($f: JSON) { search(filter: $f) { name } }', { f: { where: {}, limit: 500 } }, 500],
+    ['query($f: JSON) { search(filter: $f) { name } }', { f: null }, 10],
+    ['{ search { name } }', {}, 10],
+    // A free-form JSON value costs ten fields: 1,000 items with it cost 11,000.
+    ['{ search(filter: { limit: 1000 }) { data } }', {}, 11000],
+    ['{ part(id: 1) { data } }', {}, 11],
+  ])('%s with %j costs %d', (query, variables, cost) => {
+    expect(operationCost(operationOf(query, variables))).toBe(cost);
   });
 
-  test('an operation within the limit runs', async () => {
-    const { errors } = await runWith(costLimit(100), '{ parts { maker { id } } }');
-    expect(errors).toBeUndefined();
+  test('an operation over the limit is refused with QUERY_TOO_COMPLEX (400)', () => {
+    expect(refusalOf({ maxCost: 100 }, '{ parts { parts { id } } }')).toMatchObject({ code: 'QUERY_TOO_COMPLEX', details: { limit: 100, actual: 110 } });
+  });
+
+  test('an operation within the limit runs', () => {
+    expect(refusalOf({ maxCost: 100 }, '{ parts { maker { id } } }')).toBeUndefined();
   });
 });

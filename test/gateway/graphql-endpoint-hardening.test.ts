@@ -52,25 +52,27 @@ describe('unreadable bodies get a GraphQL-shaped JSON error, never a stack trace
   test('malformed JSON: 400 BAD_REQUEST', async () => {
     const answer = await call(sut.url('gateway'), 'POST', '/graphql', { body: '{"query": ' });
     expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({ errors: [{ message: 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
+    expect(answer.json).toEqual({ errors: [{ message: 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST', details: null } }] });
   });
 
   test('a body over SERVER_REQUEST_MAX_BYTES: 413 PAYLOAD_TOO_LARGE', async () => {
     const answer = await graphql({ query: `{ models { model } } # ${'x'.repeat(5000)}` });
     expect(answer.status).toBe(413);
-    expect(answer.json.errors[0].extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(answer.json.errors[0].extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', details: null });
     expect(answer.text).not.toMatch(/node_modules|<html/i);
   });
 });
 
-describe('GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST', () => {
+describe('GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST', () => {
   const env = { ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]' };
 
-  test('default to 10, 15 and 50000', () => {
-    expect(readSystemConfig(env).graphqlLimits).toEqual({ maxDepth: 10, maxAliases: 15, maxCost: 50000 });
+  test('default to 3000, 500, 10, 15 and 50000', () => {
+    expect(readSystemConfig(env).graphqlLimits).toEqual({ maxTokens: 3000, maxFields: 500, maxDepth: 10, maxAliases: 15, maxCost: 50000 });
   });
 
   test.each([
+    ['GRAPHQL_MAX_TOKENS', '0'],
+    ['GRAPHQL_MAX_FIELDS', 'many'],
     ['GRAPHQL_MAX_DEPTH', '0'],
     ['GRAPHQL_MAX_ALIASES', '-1'],
     ['GRAPHQL_MAX_COST', 'lots'],

@@ -1,33 +1,37 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { Kind, type OperationDefinitionNode, buildSchema, parse } from 'graphql';
-import type { Operation } from '../../gateway/plugins/operation-limit.js';
+import type { MeasuredOperation } from '../../gateway/pipeline/limits/measure.js';
+import { type OperationLimitValues, operationLimits } from '../../gateway/pipeline/operation-limits.js';
+import type { Exchange } from '../../gateway/pipeline/pipeline.js';
+import type { DomainError } from '../../kernel/errors.js';
 
 /** A small schema with nesting, lists and an interface, for the limit plugins' tests. */
 export const SCHEMA = buildSchema(`
+  scalar JSON
   interface Node { id: ID! }
-  type Part implements Node { id: ID! name: String parts: [Part!]! maker: Maker }
+  type Part implements Node { id: ID! name: String parts: [Part!]! maker: Maker data: JSON }
   type Maker implements Node { id: ID! name: String }
   union Thing = Part | Maker
-  type Query { part(id: ID!): Part parts: [Part!]! node(id: ID!): Node things: [Thing!]! matrix: [[Part!]!]! }
+  type Query {
+    part(id: ID!): Part parts: [Part!]! node(id: ID!): Node things: [Thing!]! matrix: [[Part!]!]!
+    page(first: Int, last: Int): [Part!]! search(filter: JSON): [Part!]!
+  }
 `);
 
-/** The measured form of a document's first operation. */
-export function operationOf(text: string): Operation {
+/** The measured form of a document's first operation, with the request's variables. */
+export function operationOf(text: string, variables: Record<string, unknown> = {}): MeasuredOperation {
   const document = parse(text);
   const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
   const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
-  return { operation, fragments, schema: SCHEMA };
+  return { operation, fragments, schema: SCHEMA, variables };
 }
 
-/** Runs a query through Apollo Server with one plugin; root fields answer null or []. */
-export async function runWith(plugin: ApolloServerPlugin, query: string) {
-  const server = new ApolloServer({ schema: SCHEMA, rootValue: { parts: [], things: [], matrix: [] }, plugins: [plugin] });
-  await server.start();
+/** What the operation limits plugin (gateway/pipeline/operation-limits.ts) refuses the operation with, if anything. */
+export function refusalOf(limits: Partial<OperationLimitValues>, text: string): DomainError | undefined {
+  const plugin = operationLimits({ maxDepth: Infinity, maxAliases: Infinity, maxCost: Infinity, ...limits });
   try {
-    const response = await server.executeOperation({ query });
-    if (response.body.kind !== 'single') throw new Error('expected a single result');
-    return { status: response.http.status, errors: response.body.singleResult.errors };
-  } finally {
-    await server.stop();
+    plugin.onOperation!({ ...operationOf(text), exchange: { protocol: 'graphql' } as Exchange });
+    return undefined;
+  } catch (error) {
+    return error as DomainError;
   }
 }

@@ -1,5 +1,6 @@
 import { DomainError } from '../../kernel/errors.js';
-import { parseComputeBody, validateComputeRequest } from '../../subgraphs/impact/domain/compute-request.js';
+import { validateComputeRequest } from '../../subgraphs/impact/domain/compute-request.js';
+import { parseComputeBody } from '../../rest-facade/impact/compute-body.js';
 import type { RequestIssue } from '../../subgraphs/impact/domain/compute-request.js';
 import { ImpactService } from '../../subgraphs/impact/domain/impact-service.js';
 import type { BackgroundProjectReader } from '../../subgraphs/impact/domain/impact-service.js';

@@ -2,7 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../kernel/config/env.js';
 import { SWAGGER_UI_ASSETS, swaggerUiHtml } from '../../rest-facade/impact/swagger-ui.js';
-import { readImpactConfig } from '../../subgraphs/impact/domain/impact-config.js';
+import { readSystemConfig } from '../../server/config.js';
+
+/** The impact service's configuration as the process reads it at start-up, from `env` alone. */
+const readImpactConfig = (env: Record<string, string>) => readSystemConfig({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', REGISTRY_CATALOG_JSON: '[]', ...env }).impact!;
 import { ImpactService } from '../../subgraphs/impact/domain/impact-service.js';
 import type { BackgroundProjectReader } from '../../subgraphs/impact/domain/impact-service.js';
 

@@ -130,7 +130,8 @@ describe('/docs in a real browser', () => {
     await page.waitForSelector('.opblock', { timeout: 20_000 });
     // Every operation is rendered in one pass once the document has loaded; wait for the expected
     // count without failing here, so that a missing operation shows up in the comparison below.
-    await page.waitForFunction((count) => document.querySelectorAll('.opblock').length >= count, served.length, { timeout: 10_000 }).catch(() => undefined);
+    // Runs in the page, where `document` is the browser's (this project is compiled without the DOM library).
+    await page.waitForFunction((count) => (globalThis as unknown as { document: { querySelectorAll(selector: string): { length: number } } }).document.querySelectorAll('.opblock').length >= count, served.length, { timeout: 10_000 }).catch(() => undefined);
     const rendered = await page.$$eval('.opblock', (blocks) =>
       blocks.map((block) => {
         const method = block.querySelector('.opblock-summary-method')?.textContent?.trim().toUpperCase();

@@ -2,14 +2,16 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { projectPath } from '../../kernel/project.js';
 import { createIndicatorService } from '../../subgraphs/indicators/create-indicator-service.js';
-import { readIndicatorConfig } from '../../subgraphs/indicators/domain/indicator-config.js';
+import { readSystemConfig } from '../../server/config.js';
+import { indicatorConfig } from '../../server/indicators-config.js';
 
 const SAMPLE_DIR = ['examples', 'models', 're-indicators-specification', '0.0.4'];
 const readSample = (file: string): unknown => JSON.parse(readFileSync(projectPath(...SAMPLE_DIR, file), 'utf8'));
 
 /** The local profile offline: the default template (the bundled `file:` sample) and no core call. */
 describe('the bundled sample scores offline', () => {
-  const service = createIndicatorService(readIndicatorConfig({ INDICATORS_SKIP_VALIDATION: 'true' }));
+  const config = readSystemConfig({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', REGISTRY_CATALOG_JSON: '[]', INDICATORS_SKIP_VALIDATION: 'true' });
+  const service = createIndicatorService(indicatorConfig(config.indicators!, config.http));
 
   test('its example assessment request', async () => {
     const request = readSample('example-assessment.request.json') as { payload: unknown };

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { stopAtScopeEnd } from '../support/cleanup.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { ErrorCode } from '../../kernel/errors.js';
 import { IndicatorService } from '../../subgraphs/indicators/domain/indicator-service.js';
@@ -64,11 +65,13 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     set handler(next: Handler) {
       state.handler = next;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: stopAtScopeEnd(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    ),
   };
 }
 

@@ -43,3 +43,30 @@ describe('indicator facade with a jwt_jwks core', () => {
     expect((await call(sut.url('indicators'), 'GET', '/health')).status).toBe(200);
   });
 });
+
+/**
+ * Issue 13, item 6: AUTH_MODE=forward_auth. The delegated validation forwards the identity headers
+ * to the core when they authenticated the caller here (a trusted proxy's), and never passes on
+ * headers anyone could have sent: this process is a trusted peer of its own core.
+ */
+describe('indicator facade with a forward_auth core', () => {
+  let sut: TestSystem;
+  // Dual-stack: an IPv4 caller is a trusted proxy, an IPv6 one (::1) is not; the core is called on 127.0.0.1.
+  beforeAll(async () => {
+    sut = await startTestSystem({ ...localProfileEnv(), AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '127.0.0.1/32', SERVER_HOST: '::' });
+  });
+  const compute = (host: string) =>
+    call(`http://${host}:${new URL(sut.url('indicators')).port}`, 'POST', '/compute', { body: sampleRequest(), headers: { 'x-auth-subject': 'dana', 'x-auth-scopes': 'records:read' } });
+
+  test('a trusted proxy’s identity is forwarded: 200, validated by the core', async () => {
+    const answer = await compute('127.0.0.1');
+    expect(answer.status).toBe(200);
+    expect(answer.json.validation).toMatchObject({ status: 'validated_by_core', passed: true });
+  });
+
+  test('identity headers from an untrusted peer are not passed on: 401 CORE_UNAUTHORIZED', async () => {
+    const answer = await compute('[::1]');
+    expect(answer.status).toBe(401);
+    expect(answer.json.code).toBe('CORE_UNAUTHORIZED');
+  });
+});

@@ -2,7 +2,14 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../../kernel/config/env.js';
 import { createIndicatorService } from '../../subgraphs/indicators/create-indicator-service.js';
-import { readIndicatorConfig } from '../../subgraphs/indicators/domain/indicator-config.js';
+import { readSystemConfig } from '../../server/config.js';
+import { type BoundPort, indicatorConfig } from '../../server/indicators-config.js';
+
+/** The indicator service's configuration as the process reads it at start-up, from `env` alone. */
+function readIndicatorConfig(env: Record<string, string>, boundPort?: BoundPort) {
+  const config = readSystemConfig({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', REGISTRY_CATALOG_JSON: '[]', ...env });
+  return indicatorConfig(config.indicators!, config.http, boundPort);
+}
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -208,13 +208,15 @@ describe('indicator facade against a mock core and a mock artifact host', () => 
     expect(core.requests.at(-1)!.headers.authorization).toBeUndefined();
   });
 
-  test('the core rejecting the caller (401 or 403) is 401 CORE_UNAUTHORIZED', async () => {
-    for (const status of [401, 403]) {
-      core.handler = () => json(status, { code: 'UNAUTHORIZED', message: 'no' });
-      const answer = await compute('0.0.4', { authorization: 'Bearer bad' });
-      expect(answer.status).toBe(401);
-      expect(answer.json).toEqual({ code: 'CORE_UNAUTHORIZED', message: expect.any(String), details: expect.objectContaining({ upstream_status: status }) });
-    }
+  test('the core rejecting the caller (401) is 401 CORE_UNAUTHORIZED; any other status, 403 included, is 502 (DECISIONS section 5)', async () => {
+    core.handler = () => json(401, { code: 'UNAUTHORIZED', message: 'no' });
+    const rejected = await compute('0.0.4', { authorization: 'Bearer bad' });
+    expect(rejected.status).toBe(401);
+    expect(rejected.json).toEqual({ code: 'CORE_UNAUTHORIZED', message: expect.any(String), details: expect.objectContaining({ upstream_status: 401 }) });
+    core.handler = () => json(403, { code: 'FORBIDDEN', message: 'no' });
+    const forbidden = await compute('0.0.4', { authorization: 'Bearer bad' });
+    expect(forbidden.status).toBe(502);
+    expect(forbidden.json).toEqual({ code: 'CORE_VALIDATION_ERROR', message: expect.any(String), details: expect.objectContaining({ upstream_status: 403 }) });
   });
 
   test('a failing core is 502 CORE_VALIDATION_ERROR, without the upstream body', async () => {

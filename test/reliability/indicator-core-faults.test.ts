@@ -1,8 +1,8 @@
 import { createServer as createHttpServer } from 'node:http';
-import { type Server, type Socket, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { refusedUrl, startServer } from '../indicators/http-fixtures.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { silentPeer } from '../support/silent-peer.js';
 
 /**
  * Issue 8, faults: the core is down, slow, silent or cut off while the indicator service validates
@@ -10,57 +10,37 @@ import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/syst
  * and the facade keeps serving. (test/indicators/core-validation.test.ts covers the client itself.)
  */
 const TIMEOUT_SECS = 1;
-const BOUND_MS = TIMEOUT_SECS * 1000 + 1500;
 const COMPUTE = {
   model_version: '0.0.4',
   payload: { indicator_specification_id: 'IND', parameter_assessments: [{ parameter_id: 'P1', question_answers: [] }] },
 };
 
-/** A TCP peer that accepts connections and never answers (a hung core). */
-async function silentPeer(): Promise<{ url: string; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-async function computeAgainst(coreUrl: string): Promise<{ status: number; body: unknown; ms: number; healthy: number }> {
+async function computeAgainst(coreUrl: string): Promise<{ status: number; body: unknown; healthy: number }> {
   const sut: TestSystem = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', CORE_BASE_URL: coreUrl, HTTP_TIMEOUT_SECS: String(TIMEOUT_SECS) });
   try {
-    const started = Date.now();
     const answer = await call(sut.url('indicators'), 'POST', '/compute', { body: COMPUTE, headers: { authorization: 'Bearer caller-token' } });
-    const ms = Date.now() - started;
     const healthy = (await call(sut.url('indicators'), 'GET', '/health')).status;
-    return { status: answer.status, body: answer.json, ms, healthy };
+    return { status: answer.status, body: answer.json, healthy };
   } finally {
     await sut.stop();
   }
 }
 
-const badGateway = { code: 'CORE_VALIDATION_ERROR', message: expect.any(String), details: expect.anything() };
+/**
+ * The timeout's own message: a core that answers late (10 s) or never would otherwise give a 200 or
+ * no answer within the test's time. Speed is the bench's business, not a wall-clock assertion here.
+ */
+const badGateway = (message: RegExp) => ({ code: 'CORE_VALIDATION_ERROR', message: expect.stringMatching(message), details: expect.anything() });
+const timedOut = badGateway(new RegExp(`did not answer within ${TIMEOUT_SECS} s`));
 
 test('core down (connection refused): 502 at once', async () => {
-  const outcome = await computeAgainst(await refusedUrl());
-  expect(outcome).toEqual({ status: 502, body: badGateway, ms: expect.any(Number), healthy: 200 });
-  expect(outcome.ms).toBeLessThan(BOUND_MS);
+  expect(await computeAgainst(await refusedUrl())).toEqual({ status: 502, body: badGateway(/could not be reached/), healthy: 200 });
 });
 
 test('core slower than HTTP_TIMEOUT_SECS: 502 within the timeout', async () => {
   const core = await startServer(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"passed":true,"results":[]}', delayMs: 10_000 }));
   try {
-    const outcome = await computeAgainst(core.url);
-    expect(outcome).toEqual({ status: 502, body: badGateway, ms: expect.any(Number), healthy: 200 });
-    expect(outcome.ms).toBeGreaterThanOrEqual(TIMEOUT_SECS * 1000 - 50);
-    expect(outcome.ms).toBeLessThan(BOUND_MS);
+    expect(await computeAgainst(core.url)).toEqual({ status: 502, body: timedOut, healthy: 200 });
   } finally {
     await core.close();
   }
@@ -69,9 +49,7 @@ test('core slower than HTTP_TIMEOUT_SECS: 502 within the timeout', async () => {
 test('core that accepts the connection and never answers: 502 within the timeout', async () => {
   const core = await silentPeer();
   try {
-    const outcome = await computeAgainst(core.url);
-    expect(outcome).toEqual({ status: 502, body: badGateway, ms: expect.any(Number), healthy: 200 });
-    expect(outcome.ms).toBeLessThan(BOUND_MS);
+    expect(await computeAgainst(core.url)).toEqual({ status: 502, body: timedOut, healthy: 200 });
   } finally {
     await core.close();
   }
@@ -84,9 +62,7 @@ test('core that sends its headers, then stalls the body: 502 within the timeout'
   });
   await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
   try {
-    const outcome = await computeAgainst(`http://127.0.0.1:${(stalling.address() as AddressInfo).port}`);
-    expect(outcome).toEqual({ status: 502, body: badGateway, ms: expect.any(Number), healthy: 200 });
-    expect(outcome.ms).toBeLessThan(BOUND_MS);
+    expect(await computeAgainst(`http://127.0.0.1:${(stalling.address() as AddressInfo).port}`)).toEqual({ status: 502, body: timedOut, healthy: 200 });
   } finally {
     stalling.closeAllConnections();
     await new Promise((resolve) => stalling.close(resolve));

@@ -77,9 +77,10 @@ describe.each<[string, HostedFile, RegExp]>([
   });
 });
 
+// The host would answer long after jest's timeout: only REGISTRY_FETCH_TIMEOUT_MS ends this refresh.
 test('a slow host bounds the refresh by REGISTRY_FETCH_TIMEOUT_MS, not by the host', async () => {
-  host.serve(SHACL, { body: miniArtifact('shacl.ttl'), delayMs: 2_000 });
-  const started = Date.now();
-  expect((await refresh()).status).toBe(200);
-  expect(Date.now() - started).toBeLessThan(FETCH_TIMEOUT_MS + 3000);
+  host.serve(SHACL, { body: miniArtifact('shacl.ttl'), delayMs: 600_000 });
+  const report = await refresh();
+  expect(report.status).toBe(200);
+  expect(report.json.errors).toEqual([expect.objectContaining({ artifact: 'shacl', message: expect.stringMatching(/timed out/) })]);
 });

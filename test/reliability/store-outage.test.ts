@@ -4,6 +4,7 @@ import { NO_AUTH, type Answer, type TestSystem, startTestSystem } from '../suppo
 import { PostgresServer } from '../support/postgres-server.js';
 import { onDatabase } from '../store/support.js';
 import { coreCreate, recordsModelHost, recordsStore } from '../records/support.js';
+import { eventually, loadLoop } from '../support/load-loop.js';
 
 /**
  * Issue 8, faults: the PostgreSQL server (one of the test's own, test/support/postgres-server.ts)
@@ -52,33 +53,25 @@ describePostgres('PostgreSQL stopped and restarted during a stream of creates', 
     // Warm up (first connections, first statements) so the stream starts at its steady pace.
     for (const facade of ['core', 'records'] as const) expect((await send(`${run}-warm-${facade}`, facade)).status).toBe(200);
     let phase = 'start';
-    let running = true;
-    const lane = async (lane: number) => {
-      for (let n = 0; running; n++) {
-        const key = `${run}-${lane}-${n}`;
-        const facade = lane === 0 ? 'records' : 'core';
-        const sentIn = phase;
-        calls.push({ key, facade, answer: await send(key, facade), phase: sentIn });
-        await sleep(20);
-      }
-    };
-    const lanes = [0, 1, 2, 3].map(lane);
+    const load = loadLoop(async (n, lane) => {
+      const key = `${run}-${lane}-${n}`;
+      const facade = lane === 0 ? 'records' : 'core';
+      const sentIn = phase;
+      calls.push({ key, facade, answer: await send(key, facade), phase: sentIn });
+      await sleep(20);
+    }, 4);
     // The database stops only once the stream has stored something since it last started, and the
     // stream ends likewise: on a loaded machine a phase's first creates can take longer than its pause.
-    const storedSince = (since: string) => calls.some((c) => c.phase === since && c.answer.status === 200);
-    const until = async (condition: () => boolean) => {
-      for (const end = Date.now() + 20_000; !condition() && Date.now() < end; ) await sleep(50);
-    };
-    for (const [next, wait] of [['stopped', 600], ['restarted', 900], ['stopped again', 900], ['restarted again', 900]] as const) {
-      await sleep(wait);
-      if (next.startsWith('stopped')) await until(() => storedSince(phase));
+    const storedSince = (since: string) => () => calls.some((c) => c.phase === since && c.answer.status === 200);
+    for (const next of ['stopped', 'restarted', 'stopped again', 'restarted again'] as const) {
+      await sleep(600);
+      if (next.startsWith('stopped')) await eventually(storedSince(phase));
       await (next.startsWith('stopped') ? server.stop() : server.start());
       phase = next;
     }
-    await sleep(900);
-    await until(() => storedSince(phase));
-    running = false;
-    await Promise.all(lanes);
+    await sleep(600);
+    await eventually(storedSince(phase));
+    await load.stop(); // also stopped when the test ends, whatever failed before this line
 
     const failed = calls.filter((c) => c.answer.status !== 200);
     expect(failed.length).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { projectPath } from '../../kernel/project.js';
 /**
  * Each failure of `npm run schema:check`, made to happen on a temporary copy of this repository:
  * a real edit to the copy's sources (or to its committed supergraph or allow-list), the copy built
- * with its own tsc and its real command run, `node dist/gateway/schema-check.js` as the npm script
+ * with its own tsc and its real command run, `node dist/server/schema-check.js` as the npm script
  * does after `npm run build`. (schema-check.test.ts covers the same cases in memory on a small graph.)
  *
  * One copy serves every test: each applies its edits, builds only when a source changed since the
@@ -67,7 +67,7 @@ class ProjectCopy {
   /** Remembers a file's content before anything (an edit, `npm run compose`) changes it. */
   private keep(file: string): void {
     if (!this.originals.has(file)) this.originals.set(file, this.read(file));
-    if (file.endsWith('.ts')) this.sourcesChanged = true;
+    if (/\.(ts|graphql)$/.test(file)) this.sourcesChanged = true;
   }
 
   /** Replaces `find`, which must occur exactly once, in one of the copy's files. */
@@ -91,23 +91,33 @@ class ProjectCopy {
     this.originals.clear();
   }
 
-  /** `npm run build`, with the copy's tsconfig and the repository's tsc; skipped when no source changed since the last one. */
-  async build(): Promise<void> {
-    if (!this.sourcesChanged) return;
+  /**
+   * `npm run build` (the facades' typed documents, then tsc) on the copy; skipped when no source
+   * changed since the last one. A failed codegen is returned, as `npm run schema:check` shows it.
+   */
+  async build(): Promise<Run | null> {
+    if (!this.sourcesChanged) return null;
+    const codegen = await run(this.root, 'scripts/codegen.mjs');
+    if (codegen.code !== 0) return codegen;
     const { code, stdout, stderr } = await run(this.root, TSC, ['-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', '.schema-check-cli.tsbuildinfo']);
     if (code !== 0) throw new Error(`the copy does not build (tsc exit ${code}):\n${stdout}${stderr}`);
     this.sourcesChanged = false;
+    return null;
+  }
+
+  private async built(): Promise<void> {
+    const failed = await this.build();
+    if (failed) throw new Error(`the copy's codegen failed (exit ${failed.code}):\n${failed.stdout}${failed.stderr}`);
   }
 
   /** `npm run schema:check [-- args]` on the copy. */
   async schemaCheck(...args: string[]): Promise<Run> {
-    await this.build();
-    return run(this.root, 'dist/gateway/schema-check.js', args);
+    return (await this.build()) ?? run(this.root, 'dist/server/schema-check.js', args);
   }
 
   /** `npm run compose` on the copy: rewrites its committed supergraph (put back by `restore`). */
   async compose(): Promise<void> {
-    await this.build();
+    await this.built();
     this.keep('gateway/supergraph.graphql');
     const { code, stdout, stderr } = await run(this.root, 'dist/gateway/compose.js');
     if (code !== 0) throw new Error(`compose failed (exit ${code}):\n${stdout}${stderr}`);
@@ -153,7 +163,7 @@ describe('npm run schema:check on an edited copy of this repository', () => {
     copy = new ProjectCopy();
     published = copy.read(SUPERGRAPH);
     baseline = baselineFile(copy, published);
-    await copy.build();
+    expect(await copy.build()).toBeNull();
   }, BUILD_TIMEOUT);
 
   afterEach(() => copy?.restore());
@@ -168,13 +178,17 @@ describe('npm run schema:check on an edited copy of this repository', () => {
     expect(blank.stdout).toContain('API changes against the baseline: 0 (0 breaking');
     expect(blank.stdout).toContain('supergraph: STALE: gateway/supergraph.graphql is not the composition of the subgraphs; run `npm run compose` and commit it');
 
-    // A field added in the code (ModelVersion.label) but never composed into the committed file.
-    copy.edit(SUPERGRAPH, '\n  """Set for entries such as the bundled sample model"""\n  label: String @join__field(graph: MODELS)\n', '\n');
+    // A field added in the code (Mutation.revokeRecordRead, which no route selects) but never composed into the committed file.
+    copy.edit(
+      SUPERGRAPH,
+      '\n  """Withdraws a read grant (no-op when absent)"""\n  revokeRecordRead(tenant: String, subject: String, recordId: ID!): Boolean! @join__field(graph: MODELS)\n',
+      '\n',
+    );
     const behind = await copy.schemaCheck();
     expect(behind.code).toBe(1);
     expect(behind.stdout).toContain(COMPOSED_OK);
-    // The field and its description are added: safe changes, which fail nothing by themselves.
-    expect(behind.stdout).toContain('API changes against the baseline: 2 (0 breaking, 0 allow-listed, 0 dangerous, 2 safe)');
+    // The field, its description and its three arguments are added: safe changes, which fail nothing by themselves.
+    expect(behind.stdout).toContain('API changes against the baseline: 5 (0 breaking, 0 allow-listed, 0 dangerous, 5 safe)');
     expect(behind.stdout).toMatch(/^routes: \d+ operation documents valid/m);
     expect(behind.stdout).toContain('supergraph: STALE');
 
@@ -219,15 +233,22 @@ describe('npm run schema:check on an edited copy of this repository', () => {
     // GET /health of the impact facade selects impactHealth.backgroundProjectDir.
     copy.edit('subgraphs/impact/graphql/types.ts', '@Field() backgroundProjectDir!: string;', 'backgroundProjectDir!: string;');
     allowRemoval(copy, 'ImpactHealth.backgroundProjectDir');
-    await copy.compose();
 
-    const { code, stdout } = await copy.schemaCheck('--baseline', baseline);
-    expect(code).toBe(1);
-    expect(stdout).toContain('API changes against the baseline: 1 (0 breaking, 1 allow-listed, 0 dangerous, 0 safe)');
-    expect(stdout).toContain('  ALLOWED FIELD_REMOVED ImpactHealth.backgroundProjectDir');
-    expect(stdout).toContain('routes: FAILED: documents that do not validate against the new API schema');
-    expect(routeErrorLines(stdout)).toEqual(['  impact GET /health: Cannot query field "backgroundProjectDir" on type "ImpactHealth".']);
-    expect(stdout).toContain('supergraph: up to date');
+    // Before `npm run compose`: the route check against the composition of the code names the route.
+    const uncomposed = await copy.schemaCheck('--baseline', baseline);
+    expect(uncomposed.code).toBe(1);
+    expect(uncomposed.stdout).toContain('API changes against the baseline: 1 (0 breaking, 1 allow-listed, 0 dangerous, 0 safe)');
+    expect(uncomposed.stdout).toContain('  ALLOWED FIELD_REMOVED ImpactHealth.backgroundProjectDir');
+    expect(uncomposed.stdout).toContain('routes: FAILED: documents that do not validate against the new API schema');
+    expect(routeErrorLines(uncomposed.stdout)).toEqual(['  impact GET /health: Cannot query field "backgroundProjectDir" on type "ImpactHealth".']);
+    expect(uncomposed.stdout).toContain('supergraph: STALE');
+
+    // Once composed, the build itself refuses: the route's typed document is generated from the supergraph.
+    await copy.compose();
+    const composed = await copy.schemaCheck('--baseline', baseline);
+    expect(composed.code).toBe(1);
+    expect(composed.stderr).toContain('codegen: REST route documents that do not validate against gateway/supergraph.graphql');
+    expect(composed.stderr).toMatch(/ {2}rest-facade\/impact\/operations\.graphql:\d+: Cannot query field "backgroundProjectDir" on type "ImpactHealth"\./);
   }, BUILD_TIMEOUT);
 
   test('a field defined with another type in a second subgraph does not compose (exit 2, with the error codes)', async () => {

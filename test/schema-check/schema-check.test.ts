@@ -12,7 +12,7 @@ import {
   describeReport,
   exitCodeOf,
   parseAllowList,
-} from '../../gateway/schema-check.js';
+} from '../../server/schema-check.js';
 import { projectPath } from '../../kernel/project.js';
 
 /**
@@ -148,7 +148,7 @@ describe('schema:check on modified inputs', () => {
 
 describe('schema:check on this repository', () => {
   // `npm test` builds first; run alone, these tests need `npm run build`.
-  const built = projectPath('dist', 'gateway', 'schema-check.js');
+  const built = projectPath('dist', 'server', 'schema-check.js');
   const run = (...args: string[]) => promisify(execFile)(process.execPath, [built, ...args], { cwd: projectPath() });
 
   test('the real command passes on the real tree (exit 0)', async () => {

@@ -145,14 +145,13 @@ describe('forward_auth spoofing', () => {
     }
   });
 
-  test('the indicator facade never forwards identity headers to the core: only a bearer token', async () => {
-    const sut = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth' });
-    try {
-      const indicators = EDGES.find((e) => e.listener === 'indicators')!;
-      const answer = await call(sut.url('indicators'), 'POST', '/compute', { body: indicators.body, headers: identity });
-      expect({ status: answer.status, code: errorCode(answer) }).toEqual({ status: 401, code: 'CORE_UNAUTHORIZED' });
-    } finally {
-      await sut.stop();
-    }
+  // Issue 13, item 6: the delegated validation works in forward_auth mode, without laundering headers.
+  test('the indicator facade forwards identity headers to the core only when they authenticated here', async () => {
+    const indicators = EDGES.find((e) => e.listener === 'indicators')!;
+    const untrusted = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/8,::ffff:10.0.0.0/104' });
+    const spoofed = await call(untrusted.url('indicators'), 'POST', '/compute', { body: indicators.body, headers: identity });
+    expect({ status: spoofed.status, code: errorCode(spoofed) }).toEqual({ status: 401, code: 'CORE_UNAUTHORIZED' });
+    const trusted = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth' });
+    expect((await call(trusted.url('indicators'), 'POST', '/compute', { body: indicators.body, headers: identity })).status).toBe(indicators.acceptedStatus);
   });
 });

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JsonValue } from '../../subgraphs/models/store/canonical-json.js';
+import type { JsonValue } from '../../subgraphs/models/domain/records/canonical-json.js';
 import { openRecordStore } from '../../subgraphs/models/store/open-store.js';
-import { parseRecordFilter } from '../../subgraphs/models/store/record-filter.js';
-import { idempotencyScope, requestFingerprint } from '../../subgraphs/models/store/record-store.js';
-import type { ModelVersion, Principal, RecordStore, StoredRecord } from '../../subgraphs/models/store/record-store.js';
+import { parseRecordFilter } from '../../subgraphs/models/domain/records/record-filter.js';
+import { idempotencyScope, requestFingerprint } from '../../subgraphs/models/domain/records/record-store.js';
+import type { ModelVersion, Principal, RecordStore, StoredRecord } from '../../subgraphs/models/domain/records/record-store.js';
 import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { TestDatabase } from './support.js';
 

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { stopAtScopeEnd } from './cleanup.js';
 
 export interface HostedFile {
   status?: number;
@@ -31,11 +32,13 @@ export class ArtifactHost {
         if (file.redirect) return res.writeHead(302, { location: file.redirect }).end();
         res.writeHead(file.status ?? 200, { 'content-type': file.contentType ?? 'application/octet-stream' }).end(file.body ?? '');
       };
-      if (file?.delayMs) setTimeout(answer, file.delayMs);
+      // Unref'd: a delay longer than the test must not keep jest running once the host stops.
+      if (file?.delayMs) setTimeout(answer, file.delayMs).unref();
       else answer();
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    stopAtScopeEnd(() => this.stop());
     return this;
   }
 

@@ -30,6 +30,10 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      // Its background services still look up Google's hosts (sign-in, autofill): nothing resolves
+      // but 127.0.0.1 (the rules apply to addresses too), so no lookup leaves here. What remains is
+      // its IPv6 reachability check, a UDP connect() to 2001:4860:4860::8888 that sends nothing.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
     ],
   });
 }

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { stopAtScopeEnd } from './cleanup.js';
 import { base64url, exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { CryptoKey, JWK } from 'jose';
 
@@ -50,6 +51,7 @@ export class JwksServer {
     await idp.rotate('RS256');
     await idp.rotate('ES256');
     await idp.up();
+    stopAtScopeEnd(() => idp.close());
     return idp;
   }
 

@@ -4,6 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { stopAtScopeEnd } from './cleanup.js';
 
 const run = promisify(execFile);
 
@@ -39,6 +40,7 @@ export class PostgresServer {
     if (userInfo().uid === 0) chownSync(dir, ...(await postgresIds()));
     const server = new PostgresServer(dir, await freePort());
     await server.pg('initdb', '-D', server.data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync');
+    stopAtScopeEnd(() => server.destroy());
     await server.start();
     return server;
   }

@@ -3,6 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { projectPath } from '../../kernel/project.js';
 import type { Answer } from './system.js';
+import { stopAtScopeEnd } from './cleanup.js';
+import { GATEWAY_EXECUTOR } from './executor-mode.js';
 
 /**
  * The built server (`node dist/server/main.js`, run `npm run build` first) as a child process, the
@@ -12,13 +14,14 @@ import type { Answer } from './system.js';
  *   server.url('core'); server.signal('SIGTERM'); await server.exited;
  */
 export interface ServerProcess {
+  pid: number;
   ports: Record<string, number>;
   url(listener: string): string;
   signal(signal: NodeJS.Signals): void;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Everything written to stdout and stderr so far. */
   output(): string;
-  /** SIGTERM and wait; kills it if it does not exit within 20 s (test cleanup). */
+  /** SIGTERM and wait; kills it if it does not exit within 20 s. Called at the end of the scope that spawned it, at the latest. */
   stop(): Promise<void>;
 }
 
@@ -35,6 +38,7 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       RECORDS_PORT: '0',
       GATEWAY_PORT: '0',
       LOG_LEVEL: 'info',
+      GATEWAY_EXECUTOR,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,18 +49,19 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const ports = await startedPorts(child, () => output, exited);
   return {
+    pid: child.pid!,
     ports,
     url: (listener) => `http://127.0.0.1:${ports[listener] ?? fail(`no listener ${listener}`)}`,
     signal: (signal) => child.kill(signal),
     exited,
     output: () => output,
-    stop: async () => {
+    stop: stopAtScopeEnd(async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       await exited;
       clearTimeout(timer);
-    },
+    }),
   };
 }
 

@@ -1,12 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { createLogger } from '../../kernel/logger.js';
 import { readSystemConfig } from '../../server/config.js';
 import { type RunningSystem, startSystem } from '../../server/system.js';
+import { stopAtScopeEnd } from './cleanup.js';
+import { GATEWAY_EXECUTOR } from './executor-mode.js';
 
 export interface TestSystem {
   system: RunningSystem;
+  /** What the system logged, one parsed JSON line each, when started with `{ logs: true }`. */
+  logs: Array<Record<string, any>>;
   /** `http://127.0.0.1:<port>` of a listener: `core`, `gateway`, `indicators`, … */
   url(listener: string): string;
   stop(): Promise<void>;
@@ -14,9 +20,10 @@ export interface TestSystem {
 
 /**
  * Starts the real system in this process, on free ports, with an embedded SQLite store in a
- * temporary directory unless the environment given says otherwise.
+ * temporary directory unless the environment given says otherwise. Stopped at the end of the test
+ * (or file) that started it, if the test does not stop it first (cleanup.ts).
  */
-export async function startTestSystem(env: Record<string, string | undefined>): Promise<TestSystem> {
+export async function startTestSystem(env: Record<string, string | undefined>, options: { logs?: boolean } = {}): Promise<TestSystem> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));
   const config = readSystemConfig({
     SERVER_HOST: '127.0.0.1',
@@ -28,20 +35,24 @@ export async function startTestSystem(env: Record<string, string | undefined>): 
     SUBGRAPH_PORT: '0',
     LOG_LEVEL: 'silent',
     DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
+    GATEWAY_EXECUTOR,
     ...env,
   });
-  const system = await startSystem(config, { logger: pino({ level: 'silent' }) });
+  const logs: Array<Record<string, any>> = [];
+  const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(JSON.parse(chunk.toString())), done()) });
+  const system = await startSystem(config, { logger: options.logs ? createLogger({ level: 'info', destination }) : pino({ level: 'silent' }) });
   return {
     system,
+    logs,
     url: (listener) => {
       const port = system.ports[listener];
       if (port === undefined) throw new Error(`no listener ${listener}`);
       return `http://127.0.0.1:${port}`;
     },
-    async stop() {
+    stop: stopAtScopeEnd(async () => {
       await system.stop();
       rmSync(dir, { recursive: true, force: true });
-    },
+    }),
   };
 }
 

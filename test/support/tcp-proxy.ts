@@ -1,5 +1,6 @@
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { stopAtScopeEnd } from './cleanup.js';
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a server (PostgreSQL in the outage tests): `down()` stops
@@ -21,6 +22,7 @@ export class TcpProxy {
   static async start(host: string, port: number): Promise<TcpProxy> {
     const proxy: TcpProxy = new TcpProxy(createServer((client) => proxy.relay(client)), { host, port });
     await proxy.up();
+    stopAtScopeEnd(() => proxy.down());
     return proxy;
   }
 

@@ -1,7 +1,7 @@
 import { DomainError } from '../../../kernel/errors.js';
 import { validateComputeRequest } from './compute-request.js';
 import type { ImpactConfig } from './impact-config.js';
-import { IMPACT_SERVICE_NAME, IMPACT_SERVICE_VERSION } from './impact-config.js';
+import { IMPACT_SERVICE_NAME, IMPACT_SERVICE_VERSION } from '../../../kernel/service-identities.js';
 
 /** doc 03 part II field names, kept in snake_case so every layer can pass them through unchanged. */
 export interface BackgroundDatabase {

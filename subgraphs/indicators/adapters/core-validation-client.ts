@@ -32,8 +32,7 @@ export class CoreValidationClient implements CoreValidationPort {
   }
 
   private async post(url: string, payload: unknown, credentials: Credentials, signal: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (credentials.bearerToken) headers.authorization = `Bearer ${credentials.bearerToken}`;
+    const headers: Record<string, string> = { ...credentials, 'content-type': 'application/json', accept: 'application/json' };
     try {
       return await fetch(url, {
         method: 'POST',
@@ -73,11 +72,13 @@ export class CoreValidationClient implements CoreValidationPort {
 }
 
 /**
- * 401 and 403 are both the core rejecting the caller's credentials, which doc 02 says appears as a
- * 401 here; 404 is an unknown model version; anything else is the upstream failing.
+ * 401 is the core rejecting the caller's credentials, which doc 02 says appears as a 401 here; 404
+ * is an unknown model version; any other status is the upstream failing (DECISIONS section 5:
+ * "core 5xx/other status"), 403 included: the caller was authenticated, so the delegation itself,
+ * not the caller's credentials, did not work.
  */
 function statusError(status: number, url: string): DomainError {
-  if (status === 401 || status === 403) {
+  if (status === 401) {
     return new DomainError('CORE_UNAUTHORIZED', 'the core service rejected the delegated validation', {
       validation_url: url,
       upstream_status: status,

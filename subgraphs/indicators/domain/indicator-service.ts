@@ -10,10 +10,12 @@ import type { ScoringResult } from './scoring.js';
 import { requirePassed, validatedByCore, validationSkipped } from './validation-section.js';
 import type { ValidationSection } from './validation-section.js';
 
-/** What the caller brought; the token is only ever forwarded to the core, never stored or logged. */
-export interface Credentials {
-  bearerToken?: string;
-}
+/**
+ * The caller's credentials as the core's contract carries them (a bearer token, or forward_auth's
+ * identity headers), passed through untouched: only ever forwarded to the core, never stored or
+ * logged. Which of them may be forwarded is decided where the request enters.
+ */
+export type Credentials = Readonly<Record<string, string>>;
 
 /** Port: the core's `:validate` operation. Resolves to the report as the core sent it. */
 export interface CoreValidationPort {

@@ -36,22 +36,24 @@ interface Finding {
   message: string;
 }
 
+/**
+ * The section for the report the core answered. DECISIONS section 5: only `passed:false` blocks, so
+ * a report without a boolean `passed` (or one that is not even an object) is kept with `passed`
+ * null and computed on, the details saying so.
+ */
 export function validatedByCore(report: unknown, context: ValidationContext): ValidationSection {
-  if (!isObject(report) || typeof report.passed !== 'boolean') {
-    throw new DomainError('CORE_VALIDATION_ERROR', 'the core validation report has no boolean `passed`', {
-      validation_url: context.validationUrl,
-    });
-  }
-  const results = Array.isArray(report.results) ? report.results.filter(isObject) : [];
+  const object = isObject(report) ? report : null;
+  const passed = typeof object?.passed === 'boolean' ? object.passed : null;
+  const results = Array.isArray(object?.results) ? object.results.filter(isObject) : [];
   const findings = results.flatMap(findingsOf);
   return {
     ...sectionBase(context, 'validated_by_core'),
-    passed: report.passed,
+    passed,
     finding_count: findings.length,
     findings_present: findings.length > 0,
-    raw_report: report,
+    raw_report: object,
     details: [
-      `Validated by ${context.source} for model version ${context.modelVersion}: ${verdict(report.passed)}, ${plural(findings.length)}.`,
+      `Validated by ${context.source} for model version ${context.modelVersion}: ${verdict(passed)}, ${plural(findings.length)}.`,
       ...results.map(resultLine),
       ...findingLines(findings),
     ],
@@ -106,8 +108,8 @@ function findingLines(findings: Finding[]): string[] {
   return more > 0 ? [...lines, `${more} more finding(s) in raw_report.`] : lines;
 }
 
-function verdict(passed: boolean): string {
-  return passed ? 'passed' : 'failed';
+function verdict(passed: boolean | null): string {
+  return passed === null ? 'no verdict (the report has no boolean passed)' : passed ? 'passed' : 'failed';
 }
 
 function plural(count: number): string {

@@ -2,7 +2,7 @@ import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import { MODEL_FAMILY } from '../domain/compute-request.js';
-import type { Credentials, IndicatorService } from '../domain/indicator-service.js';
+import type { IndicatorService } from '../domain/indicator-service.js';
 import { IndicatorComputationGql, IndicatorHealthGql, IndicatorSpecificationGql, ModelVersionGql } from './types.js';
 
 /**
@@ -28,18 +28,13 @@ export class IndicatorResolver {
       'doc 02 POST /compute: `request` is its body ({model_version?, payload}); the payload is validated by the core, then scored. ' +
       'INVALID_REQUEST_BODY lists every problem of its shape',
   })
-  computeIndicators(@Arg('request', () => GraphQLJSON, { nullable: true }) request: unknown, @Ctx() context: RequestContext): Promise<IndicatorComputationGql> {
-    return this.indicators.compute(request, credentialsOf(context));
+  async computeIndicators(@Arg('request', () => GraphQLJSON, { nullable: true }) request: unknown, @Ctx() context: RequestContext): Promise<IndicatorComputationGql> {
+    // Forwarded to the core as the gateway forwards them to a remote subgraph (RequestContext.forwardedCredentials).
+    return this.indicators.compute(request, await context.forwardedCredentials());
   }
 
   @Query(() => IndicatorHealthGql)
   indicatorHealth(): IndicatorHealthGql {
     return this.indicators.health();
   }
-}
-
-/** Only a bearer token is forwarded to the core (doc 02); any other scheme is not ours to pass on. */
-function credentialsOf(context: RequestContext): Credentials {
-  const bearerToken = /^Bearer +(\S+) *$/i.exec(context.credentials.authorization ?? '')?.[1];
-  return bearerToken ? { bearerToken } : {};
 }

@@ -2,8 +2,8 @@ import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import type { JsonObject, RecordService } from '../domain/records/record-service.js';
-import type { JsonValue } from '../store/canonical-json.js';
-import type { StoredRecord } from '../store/record-store.js';
+import type { JsonValue } from '../domain/records/canonical-json.js';
+import type { StoredRecord } from '../domain/records/record-store.js';
 import { RecordCreationGql, RecordGql, RecordOwnerGql, RecordsReadinessGql } from './types.js';
 
 const FILTER_DESCRIPTION =

@@ -7,7 +7,7 @@ import { SQLITE_BUSY_TIMEOUT_MS, migrate } from './migrator.js';
 import pg from 'pg';
 import { PrismaRecordStore } from './prisma-record-store.js';
 import type { RowReader, StoreClient } from './prisma-record-store.js';
-import type { RecordStore } from './record-store.js';
+import type { RecordStore } from '../domain/records/record-store.js';
 import { storeFailure } from './store-error.js';
 
 export interface StoreOptions {

@@ -1,9 +1,9 @@
 import { JsonNull } from '@prisma/client/runtime/client';
 import type { Prisma, PrismaClient } from '../../../prisma/generated/postgresql/client.js';
 import { DomainError } from '../../../kernel/errors.js';
-import { canonicalize } from './canonical-json.js';
-import type { JsonValue } from './canonical-json.js';
-import type { RecordFilter } from './record-filter.js';
+import { canonicalize } from '../domain/records/canonical-json.js';
+import type { JsonValue } from '../domain/records/canonical-json.js';
+import type { RecordFilter } from '../domain/records/record-filter.js';
 import type {
   CreateRecordRequest,
   CreateRecordResult,
@@ -13,13 +13,13 @@ import type {
   Principal,
   RecordStore,
   StoredRecord,
-} from './record-store.js';
-import { recordNamespace } from './record-store.js';
+} from '../domain/records/record-store.js';
+import { recordNamespace } from '../domain/records/record-store.js';
 import { selectRecord, selectVisibleRecord, translateIndexOrderQuery, translateQuery, writeNumbers, writePayload } from './query-translator.js';
 import type { Backend, RecordKey, RecordRow, SqlStatement } from './query-translator.js';
 import { ShortcutMemory } from './shortcut-memory.js';
 import { storeFailure } from './store-error.js';
-import { requireStorable, requireStorablePayload, unstorable } from './storable-json.js';
+import { requireStorable, requireStorablePayload, unstorable } from '../domain/records/storable-json.js';
 import { payloadNumbers } from './record-numbers.js';
 
 /**

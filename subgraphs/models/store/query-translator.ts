@@ -1,7 +1,7 @@
-import { canonicalJson } from './canonical-json.js';
-import type { JsonValue } from './canonical-json.js';
-import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from './record-filter.js';
-import { type ModelVersion, type Principal, recordNamespace } from './record-store.js';
+import { canonicalJson } from '../domain/records/canonical-json.js';
+import type { JsonValue } from '../domain/records/canonical-json.js';
+import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from '../domain/records/record-filter.js';
+import { type ModelVersion, type Principal, recordNamespace } from '../domain/records/record-store.js';
 import { type PayloadNumber, numberPath } from './record-numbers.js';
 
 /**

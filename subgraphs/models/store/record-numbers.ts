@@ -1,5 +1,5 @@
-import type { JsonValue } from './canonical-json.js';
-import type { PathSegment } from './record-filter.js';
+import type { JsonValue } from '../domain/records/canonical-json.js';
+import type { PathSegment } from '../domain/records/record-filter.js';
 
 /**
  * The `record_numbers` index (docs/STORE.md): one row per number of a payload whose field a query

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../../../kernel/errors.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
-import type { JsonValue } from '../../store/canonical-json.js';
-import { parseRecordFilter } from '../../store/record-filter.js';
+import type { JsonValue } from './canonical-json.js';
+import { parseRecordFilter } from './record-filter.js';
 import {
   type Grantee,
   type ModelVersion,
@@ -12,7 +12,7 @@ import {
   type StoredRecord,
   idempotencyScope,
   requestFingerprint,
-} from '../../store/record-store.js';
+} from './record-store.js';
 
 /** Told when a create is answered with the original record (metrics); the domain does not know who listens. */
 export interface RecordObserver {

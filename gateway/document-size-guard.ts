@@ -1,0 +1,49 @@
+import type { RequestHandler } from 'express';
+import { DomainError, ERROR_STATUSES } from '../kernel/errors.js';
+import { type DocumentSizeLimits, checkFields, checkTokens } from '../kernel/graphql/document-size.js';
+import { parse } from 'graphql';
+
+/** Texts up to this length keep their verdict; longer ones (rare, and costly to keep) are measured each time. */
+const REMEMBERED_TEXT_LENGTH = 16 * 1024;
+const REMEMBERED_TEXTS = 1000;
+
+/**
+ * QUERY_TOO_LARGE (400) for a document over GRAPHQL_MAX_TOKENS or GRAPHQL_MAX_FIELDS, before Apollo
+ * Server sees the request (kernel/graphql/document-size.ts says why it must come before
+ * validation). Here rather than in an Apollo Server plugin: a plugin's parsing hooks cannot refuse
+ * a request (what they throw becomes a 500). A text seen before costs a lookup; automatic persisted
+ * queries are measured when their text is registered, which this refusal prevents.
+ */
+export function documentSizeGuard(limits: DocumentSizeLimits): RequestHandler {
+  const verdicts = new Map<string, DomainError | null>();
+  return (req, res, next) => {
+    const query = queryOf(req.method === 'GET' ? req.query : req.body);
+    if (query === undefined) return next();
+    let refused = verdicts.get(query);
+    if (refused === undefined) {
+      refused = measure(query, limits);
+      if (query.length <= REMEMBERED_TEXT_LENGTH) {
+        if (verdicts.size >= REMEMBERED_TEXTS) verdicts.clear();
+        verdicts.set(query, refused);
+      }
+    }
+    if (!refused) return next();
+    res.status(ERROR_STATUSES[refused.code]).json({ errors: [{ message: refused.message, extensions: { code: refused.code, details: refused.details } }] });
+  };
+}
+
+function queryOf(request: unknown): string | undefined {
+  const query = (request as { query?: unknown } | null)?.query;
+  return typeof query === 'string' ? query : undefined;
+}
+
+/** The refusal, or null for a document within the limits (a syntax error is left to Apollo Server to report). */
+function measure(query: string, limits: DocumentSizeLimits): DomainError | null {
+  try {
+    checkTokens(query, limits.maxTokens);
+    checkFields(parse(query, { noLocation: true }), limits.maxFields);
+    return null;
+  } catch (error) {
+    return error instanceof DomainError ? error : null;
+  }
+}

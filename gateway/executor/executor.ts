@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, print } from 'graphql';
+import { fragmentsOf } from '../pipeline/limits/measure.js';
+import type { RequestContext } from '../../kernel/graphql/request-context.js';
+
+/**
+ * `GATEWAY_EXECUTOR`: `planned` (the default) answers an operation's later requests from the query
+ * plan @apollo/gateway made for its first (planned/); `apollo` leaves every request to
+ * @apollo/gateway's own executor: what an operator switches to the day an answer looks wrong, and
+ * what an upgrade of @apollo/gateway is checked with (the suite runs in both modes).
+ */
+export const EXECUTOR_MODES = ['planned', 'apollo'] as const;
+export type ExecutorMode = (typeof EXECUTOR_MODES)[number];
+
+/** A request's operation, parsed and validated against the API schema. */
+export interface OperationRequest {
+  document: DocumentNode;
+  /** The operation name the client gave; undefined when the document holds one operation (it is then the one, by GraphQL's rules). */
+  operationName: string | undefined;
+  variables: Record<string, unknown>;
+  context: RequestContext;
+}
+
+/** An operation parsed once (a REST route's), kept with the hash @apollo/gateway's query-plan cache is keyed by. */
+export interface PreparedOperation {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  operationName: string | null;
+  query: string;
+  queryHash: string;
+  /**
+   * The operation name the gateway is told. Undefined when the document holds one operation:
+   * @apollo/gateway keys its query-plan cache by `queryHash` as is when no name is given, and by a
+   * fresh sha256 of hash + name on every request otherwise (3% of a GET /models request's CPU,
+   * bench/PROFILE.md). The plan is the same.
+   */
+  requestOperationName: string | undefined;
+}
+
+export function prepareOperation(document: DocumentNode): PreparedOperation {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+  const [operation] = operations;
+  if (!operation) throw new Error('document holds no operation');
+  const query = print(document);
+  return {
+    document,
+    operation,
+    fragments: fragmentsOf(document),
+    operationName: operation.name?.value ?? null,
+    query,
+    queryHash: createHash('sha256').update(query).digest('hex'),
+    requestOperationName: operations.length === 1 ? undefined : (operation.name?.value ?? undefined),
+  };
+}

@@ -1,0 +1,24 @@
+import { type GraphQLSchema, execute } from 'graphql';
+import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import { DocumentCache } from '../../kernel/graphql/document-cache.js';
+import type { SubgraphClient, SubgraphRequest, SubgraphResponse } from './subgraph-client.js';
+
+/**
+ * A subgraph living in this process, reached without HTTP. Unlike the gateway's
+ * LocalGraphQLDataSource it does not parse and validate the subgraph operation on every request.
+ * The caller's RequestContext is handed to the resolvers as it is.
+ */
+export class InProcessClient implements SubgraphClient {
+  private readonly documents: DocumentCache;
+
+  constructor(private readonly schema: GraphQLSchema) {
+    this.documents = new DocumentCache(schema);
+  }
+
+  async fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse> {
+    const cached = this.documents.get(request.query);
+    // The planner's documents are neither limited nor refused: only a validation error can come back.
+    if (!('document' in cached)) return { errors: ('errors' in cached ? cached.errors : [cached.refused]).map((e) => ({ message: e.message })) };
+    return execute({ schema: this.schema, document: cached.document, variableValues: request.variables, operationName: request.operationName, contextValue: context }) as Promise<SubgraphResponse>;
+  }
+}

@@ -1,0 +1,61 @@
+import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import type { SubgraphClient, SubgraphRequest, SubgraphResponse } from './subgraph-client.js';
+
+interface SharedFetch {
+  waiters: number;
+  answer: Promise<{ response: SubgraphResponse; text: string | null }>;
+}
+
+/**
+ * Identical subgraph *queries* in flight at the same moment share one fetch, in this process or over
+ * HTTP, as Hive Gateway and Apollo Router (`deduplicate_query`) do: same operation text, operation
+ * name and variables, for the same caller (the same authenticated identity and the same forwarded
+ * credentials; a caller who is not authenticated never shares, so that a failure stays the caller's
+ * own). Mutations always go on their own.
+ *
+ * Each caller gets its own copy of the answer, because the gateway merges fetched data into its
+ * result tree in place: the first caller the objects fetched, the others a parse of one
+ * serialisation, made when the fetch settles and before any caller resumes. The fetch runs with the
+ * first caller's context (its request id in logs and on the wire).
+ */
+export class InflightSharing implements SubgraphClient {
+  private readonly inflight = new Map<string, SharedFetch>();
+
+  constructor(private readonly client: SubgraphClient) {}
+
+  async fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse> {
+    const key = await sharingKey(request, context);
+    if (key === null) return this.client.fetch(request, context);
+    const running = this.inflight.get(key);
+    if (running) {
+      running.waiters += 1;
+      return JSON.parse((await running.answer).text!) as SubgraphResponse;
+    }
+    const shared: SharedFetch = { waiters: 1, answer: undefined as never };
+    const forget = () => this.inflight.delete(key);
+    shared.answer = this.client.fetch(request, context).then(
+      (response) => {
+        forget();
+        return { response, text: shared.waiters > 1 ? JSON.stringify(response) : null };
+      },
+      (error: unknown) => {
+        forget();
+        throw error;
+      },
+    );
+    this.inflight.set(key, shared);
+    return (await shared.answer).response;
+  }
+}
+
+/** Null when the fetch must go on its own: not a query, or a caller without an identity. */
+async function sharingKey({ query, operationName, variables }: SubgraphRequest, context: RequestContext): Promise<string | null> {
+  if (!/^\s*(query\b|\{)/.test(query)) return null;
+  let identity;
+  try {
+    identity = await context.identity();
+  } catch {
+    return null;
+  }
+  return JSON.stringify([query, operationName ?? null, variables, identity, context.credentials]);
+}

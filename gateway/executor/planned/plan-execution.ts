@@ -1,0 +1,255 @@
+import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
+import { GraphQLError, type GraphQLSchema, isObjectType } from 'graphql';
+import type { RequestContext } from '../../../kernel/graphql/request-context.js';
+import type { SubgraphClient } from '../subgraph-client.js';
+
+export type QueryPlan = Parameters<Experimental_DidResolveQueryPlanCallback>[0]['queryPlan'];
+export type PlanNode = NonNullable<QueryPlan['node']>;
+export type FetchNode = Extract<PlanNode, { kind: 'Fetch' }>;
+type RequiresSelection = NonNullable<FetchNode['requires']>[number];
+type Path = Array<string | number>;
+
+/**
+ * Runs a query plan's fetches as @apollo/gateway's `executeNode` and `executeFetch` do
+ * (executeQueryPlan.js), for the plans `isExecutablePlan` accepts: sequences, parallel branches,
+ * flattening into lists, root fetches and entity fetches (`_entities` with the representations the
+ * plan's `requires` selects, merged back in place). Subgraph errors are relayed as the gateway's
+ * `downstreamServiceError` relays them, with paths into the client's answer; a fetch that fails as a
+ * whole is collected as an error of the answer, as there. The data gathered is still to be shaped
+ * into the client's answer (result-shaping.ts).
+ */
+export interface PlanRun {
+  subgraphs: Readonly<Record<string, SubgraphClient>>;
+  context: RequestContext;
+  /** The client's variables as sent (the gateway hands subgraphs these, not coerced values). */
+  variables: Record<string, unknown>;
+  /** The API schema, for type conditions in `requires`. */
+  schema: GraphQLSchema;
+  errors: GraphQLError[];
+}
+
+interface Cursor {
+  path: Path;
+  data: unknown;
+  fullResult: Record<string, unknown>;
+}
+
+/**
+ * Whether `executePlan` runs this plan exactly as the gateway would. Conditions, `@defer`,
+ * subscriptions, data rewrites (interface objects, `@fromContext`) and type conditions on abstract
+ * types in `requires` stay with the gateway's own executor.
+ */
+export function isExecutablePlan(node: PlanNode, schema: GraphQLSchema): boolean {
+  switch (node.kind) {
+    case 'Sequence':
+    case 'Parallel':
+      return node.nodes.every((child) => isExecutablePlan(child, schema));
+    case 'Flatten':
+      return isExecutablePlan(node.node, schema);
+    case 'Fetch':
+      return !node.inputRewrites?.length && !node.outputRewrites?.length && !node.contextRewrites?.length && !node.hasDefers && (node.requires ?? []).every((s) => requiresOnObjectTypes(s, schema));
+    default:
+      return false;
+  }
+}
+
+function requiresOnObjectTypes(selection: RequiresSelection, schema: GraphQLSchema): boolean {
+  if (selection.kind === 'Field') return (selection.selections ?? []).every((s) => requiresOnObjectTypes(s, schema));
+  const condition = selection.typeCondition ? schema.getType(selection.typeCondition) : undefined;
+  return isObjectType(condition) && selection.selections.every((s) => requiresOnObjectTypes(s, schema));
+}
+
+/** The data of every fetch, merged as the gateway merges it. */
+export async function executePlan(run: PlanRun, node: PlanNode): Promise<Record<string, unknown>> {
+  const data: Record<string, unknown> = Object.create(null);
+  await executeNode(run, node, { path: [], data, fullResult: data });
+  return data;
+}
+
+async function executeNode(run: PlanRun, node: PlanNode, cursor: Cursor | undefined): Promise<void> {
+  if (!cursor) return;
+  switch (node.kind) {
+    case 'Sequence':
+      for (const child of node.nodes) await executeNode(run, child, cursor);
+      return;
+    case 'Parallel':
+      await Promise.all(node.nodes.map((child) => executeNode(run, child, cursor)));
+      return;
+    case 'Flatten':
+      return executeNode(run, node.node, moveIntoCursor(cursor, node.path));
+    case 'Fetch':
+      try {
+        await executeFetch(run, node, cursor);
+      } catch (error) {
+        run.errors.push(error as GraphQLError);
+      }
+      return;
+    default:
+      throw new Error(`plan node ${node.kind} is not executed here`);
+  }
+}
+
+async function executeFetch(run: PlanRun, fetch: FetchNode, cursor: Cursor): Promise<void> {
+  const source = run.subgraphs[fetch.serviceName];
+  if (!source) throw new Error(`Couldn't find service with name "${fetch.serviceName}"`);
+  const entities = (Array.isArray(cursor.data) ? cursor.data.filter((e) => e !== null && e !== undefined) : [cursor.data]) as Array<Record<string, unknown>>;
+  if (entities.length < 1) return;
+  const variables = fetchVariables(fetch, run.variables);
+  if (!fetch.requires) {
+    const received = await sendFetch(run, source, fetch, cursor, variables);
+    for (const entity of entities) deepMerge(entity, received);
+    return;
+  }
+  const representations: Array<Record<string, unknown>> = [];
+  const representedEntities: Array<Record<string, unknown>> = [];
+  for (const entity of entities) {
+    const representation = selectRepresentation(entity, fetch.requires);
+    if (representation && representation.__typename) {
+      representations.push(representation);
+      representedEntities.push(entity);
+    }
+  }
+  if (representations.length < 1) return;
+  if ('representations' in variables) throw new Error('Variables cannot contain key "representations"');
+  const received = await sendFetch(run, source, fetch, cursor, { ...variables, representations });
+  if (!received) return;
+  const receivedEntities = received._entities;
+  if (!Array.isArray(receivedEntities)) throw new Error('Expected "data._entities" in response to be an array');
+  if (receivedEntities.length !== representations.length) throw new Error(`Expected "data._entities" to contain ${representations.length} elements`);
+  receivedEntities.forEach((receivedEntity: Record<string, unknown> | null, index) => {
+    const entity = representedEntities[index]!;
+    if (receivedEntity && !receivedEntity.__typename) receivedEntity.__typename = entity.__typename;
+    deepMerge(entity, receivedEntity);
+  });
+}
+
+/** The variables a fetch uses, those the client gave (an absent one stays absent). */
+function fetchVariables(fetch: FetchNode, provided: Record<string, unknown>): Record<string, unknown> {
+  const variables: Record<string, unknown> = Object.create(null);
+  for (const name of fetch.variableUsages ?? []) {
+    if (Object.hasOwn(provided, name) && provided[name] !== undefined) variables[name] = provided[name];
+  }
+  return variables;
+}
+
+/** One fetch sent as `executeFetch` sends it; subgraph errors land in `run.errors`. */
+async function sendFetch(
+  run: PlanRun,
+  source: SubgraphClient,
+  fetch: FetchNode,
+  cursor: Cursor,
+  variables: Record<string, unknown>,
+): Promise<Record<string, unknown> | null | undefined> {
+  const response = await source.fetch({ query: fetch.operation, variables, operationName: fetch.operationName }, run.context);
+  if (response.errors) {
+    const pathOf = errorPaths(fetch, cursor);
+    for (const error of response.errors) run.errors.push(downstreamServiceError(error, fetch.serviceName, pathOf));
+  }
+  return response.data as Record<string, unknown> | null | undefined;
+}
+
+/**
+ * As `downstreamServiceError`: the subgraph's message and extensions with `serviceName`, the code
+ * DOWNSTREAM_SERVICE_ERROR when the subgraph gave none, the path moved into the client's answer.
+ */
+function downstreamServiceError(error: { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> }, serviceName: string, pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined): GraphQLError {
+  const message = error.message || `Error while fetching subquery from service "${serviceName}"`;
+  const code = error.extensions?.code;
+  // The gateway looks codes up in a plain object (`errorCodeDef`): a code that an object inherits
+  // (`constructor`) makes it throw there, which fails the whole fetch. So it does here.
+  if (typeof code === 'string' && code in Object.prototype) throw new TypeError(`unusable error code from subgraph "${serviceName}"`);
+  const extensions = error.extensions?.code ? { ...error.extensions, serviceName } : { ...error.extensions, serviceName, code: 'DOWNSTREAM_SERVICE_ERROR' };
+  return new GraphQLError(message, { originalError: error as Error, path: pathOf(error.path), extensions });
+}
+
+/** An `_entities.<i>` error path becomes the path of the i-th represented entity, as `makeLazyErrorPathGenerator`. */
+function errorPaths(fetch: FetchNode, cursor: Cursor): (path: ReadonlyArray<string | number> | undefined) => Path | undefined {
+  let hydrated: Path[] | undefined;
+  return (errorPath) => {
+    if (fetch.requires && typeof errorPath?.[1] === 'number') {
+      hydrated ??= hydratedPaths(cursor.path, cursor.fullResult);
+      return [...(hydrated[errorPath[1]] ?? []), ...errorPath.slice(2)];
+    }
+    return errorPath ? [...cursor.path, ...errorPath] : undefined;
+  };
+}
+
+/** Every concrete path a flatten path (`@` for each element of a list) reaches in `data`. */
+function hydratedPaths(path: Path, data: unknown): Path[] {
+  const result: Path[] = [];
+  const walk = (parent: Path, rest: Path, value: unknown) => {
+    if (value === null || value === undefined) return;
+    const [head] = rest;
+    if (head === undefined) {
+      result.push([...parent]);
+    } else if (head === '@' || Array.isArray(value)) {
+      if (!Array.isArray(value)) throw new Error('expected array when encountering `@`');
+      value.forEach((element, index) => walk([...parent, index], head === '@' ? rest.slice(1) : rest, element));
+    } else if (typeof head === 'string' && Object.hasOwn(value, head)) {
+      walk([...parent, head], rest.slice(1), (value as Record<string, unknown>)[head]);
+    }
+  };
+  walk([], path, data);
+  return result;
+}
+
+function moveIntoCursor(cursor: Cursor, path: Path): Cursor | undefined {
+  const data = flattenResultsAtPath(cursor.data, path);
+  return data ? { path: [...cursor.path, ...path], data, fullResult: cursor.fullResult } : undefined;
+}
+
+function flattenResultsAtPath(value: unknown, path: Path): unknown {
+  if (path.length === 0 || value === undefined || value === null) return value;
+  const [current, ...rest] = path;
+  if (current === '@') return (value as unknown[]).flatMap((element) => flattenResultsAtPath(element, rest));
+  if (typeof current !== 'string') throw new Error(`Unexpected ${typeof current} found in path`);
+  if (Array.isArray(value)) throw new Error(`Unexpected array in result for path element ${current}`);
+  const object = value as Record<string, unknown>;
+  return flattenResultsAtPath(Object.hasOwn(object, current) ? object[current] : undefined, rest);
+}
+
+/** The representation of an entity: what `requires` selects of it, or null when a field is missing. */
+function selectRepresentation(source: Record<string, unknown> | null, selections: readonly RequiresSelection[]): Record<string, unknown> | null {
+  if (source === null) return null;
+  const result: Record<string, unknown> = Object.create(null);
+  for (const selection of selections) {
+    if (selection.kind === 'Field') {
+      const name = selection.alias ?? selection.name;
+      const value = Object.hasOwn(source, name) ? source[name] : undefined;
+      if (value === undefined) return null;
+      const nested = selection.selections;
+      if (Array.isArray(value)) result[name] = value.map((element) => (nested ? selectRepresentation(element, nested) : element));
+      else result[name] = nested ? selectRepresentation(value as Record<string, unknown> | null, nested) : value;
+    } else if (selection.typeCondition && source.__typename === selection.typeCondition) {
+      // Only object-type conditions reach here (isExecutablePlan): the gateway's isObjectOfType is then a name test.
+      deepMerge(result, selectRepresentation(source, selection.selections));
+    }
+  }
+  return result;
+}
+
+/** As the gateway's deepMerge: objects merged key by key, lists of equal length element by element. */
+function deepMerge(target: Record<string, unknown> | undefined, source: Record<string, unknown> | null | undefined): void {
+  if (source === undefined || source === null || target === undefined) return;
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    if (value === undefined) continue;
+    // An inherited property of that name (`constructor` on a plain object) is shadowed first.
+    if (!Object.hasOwn(target, key) && key in target) Object.defineProperty(target, key, { configurable: true, enumerable: true, value: undefined, writable: true });
+    const existing = target[key];
+    if (existing && isPlainObject(value)) {
+      deepMerge(existing as Record<string, unknown>, value);
+    } else if (Array.isArray(value) && Array.isArray(existing) && value.length === existing.length) {
+      for (let i = 0; i < value.length; i++) {
+        if (isPlainObject(existing[i]) && isPlainObject(value[i])) deepMerge(existing[i], value[i]);
+        else existing[i] = value[i];
+      }
+    } else {
+      target[key] = value;
+    }
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,122 @@
+import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
+import { type Schema, Supergraph, operationFromDocument } from '@apollo/federation-internals';
+import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, getVariableValues, parse, print } from 'graphql';
+import type { OperationRequest } from '../executor.js';
+import type { SubgraphClient } from '../subgraph-client.js';
+import { type PlanNode, type PlanRun, type QueryPlan, executePlan, isExecutablePlan } from './plan-execution.js';
+import { type ResultShape, compileResultShape } from './result-shaping.js';
+
+/** What the second and later requests of an operation need: its plan, compiled. */
+interface PlannedOperation {
+  operation: OperationDefinitionNode;
+  node: PlanNode | undefined;
+  shape: ResultShape;
+  /** The plan is one fetch sending the client's own selection: an answer without errors is the subgraph's data as it comes. */
+  passThrough: boolean;
+}
+
+/**
+ * Operations executed from the query plan @apollo/gateway made for them, without the gateway's
+ * per-request work: building an operation context, reading the operation into federation-internals'
+ * model (`operationFromDocument`), and shaping the answer through that model (`computeResponse`),
+ * which for a large answer (the gateway bench's 125 KB passport) was most of an in-process
+ * request's CPU (bench/PROFILE.md). Here the model is read once per operation and compiled.
+ *
+ * The first request of each operation goes through the gateway's executor, which plans it (and
+ * keeps the plan in its cache); `experimental_didResolveQueryPlan` hands the plan over, and later
+ * requests with the same parsed document and operation name run it here: variables are coerced
+ * against the API schema first, as the gateway's `validateIncomingRequest` does, the fetches run as
+ * its `executeNode` runs them (plan-execution.ts), and the answer is shaped as `computeResponse`
+ * shapes it (result-shaping.ts). A plan of another kind (conditions, `@defer`, rewrites) or an
+ * operation selecting introspection fields stays with the gateway's executor.
+ */
+export class PlannedOperations {
+  private readonly plans = new WeakMap<DocumentNode, Map<string, PlannedOperation | null>>();
+  /** federation-internals' API schema (160 ms to build), built with the first plan rather than at every start. */
+  private federationApiSchema: Schema | undefined;
+  /**
+   * With `@inaccessible` elements in the supergraph, a subgraph's data may hold values the API
+   * schema hides (an enum value, an object type), which only the gateway's shaping removes.
+   */
+  private readonly hidesElements: boolean;
+
+  constructor(
+    private readonly apiSchema: GraphQLSchema,
+    private readonly supergraphSdl: string,
+  ) {
+    this.hidesElements = /(?<!directive )@inaccessible\b/.test(supergraphSdl);
+  }
+
+  /** For `experimental_didResolveQueryPlan`: compiles the plan of an operation seen for the first time. */
+  readonly didResolveQueryPlan: Experimental_DidResolveQueryPlanCallback = ({ queryPlan, requestContext }) => {
+    const { document, operation } = requestContext;
+    if (!document || !operation) return;
+    let byName = this.plans.get(document);
+    if (!byName) this.plans.set(document, (byName = new Map()));
+    const name = requestContext.request.operationName ?? '';
+    if (!byName.has(name)) byName.set(name, this.compile(queryPlan, document, operation as OperationDefinitionNode));
+  };
+
+  /**
+   * The answer to a request whose operation was planned before, from `subgraphs`; null when the
+   * gateway's executor must answer it (not planned yet, a plan it keeps, or `@skip`/`@include`
+   * variables that are not booleans, which the gateway reports in its own words).
+   */
+  async execute(request: OperationRequest, subgraphs: Readonly<Record<string, SubgraphClient>>): Promise<ExecutionResult | null> {
+    const planned = this.plans.get(request.document)?.get(request.operationName ?? '');
+    if (!planned) return null;
+    const { variables } = request;
+    if (planned.operation.variableDefinitions?.length) {
+      const { errors } = getVariableValues(this.apiSchema, planned.operation.variableDefinitions, variables);
+      if (errors) return { errors };
+    }
+    if (!planned.shape.acceptsVariables(variables)) return null;
+    const run: PlanRun = { subgraphs, context: request.context, variables, schema: this.apiSchema, errors: [] };
+    const gathered = planned.node ? await executePlan(run, planned.node) : Object.create(null);
+    if (planned.passThrough && run.errors.length === 0 && Object.keys(gathered).length > 0) return { data: gathered };
+    return answer(run.errors, planned.shape, gathered, variables);
+  }
+
+  private compile(plan: QueryPlan, document: DocumentNode, operation: OperationDefinitionNode): PlannedOperation | null {
+    if (plan.node && !isExecutablePlan(plan.node, this.apiSchema)) return null;
+    const fragments = document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+    this.federationApiSchema ??= Supergraph.build(this.supergraphSdl).apiSchema();
+    let federationOperation;
+    try {
+      // As `executeQueryPlan` reads the operation: its definition and the document's fragments, unvalidated.
+      federationOperation = operationFromDocument(this.federationApiSchema, { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] }, { validate: false });
+    } catch {
+      return null;
+    }
+    const shape = compileResultShape(this.apiSchema, federationOperation);
+    if (!shape) return null;
+    return { operation, node: plan.node, shape, passThrough: !this.hidesElements && sendsClientSelection(plan.node, operation) };
+  }
+}
+
+/**
+ * The gateway's answer from the fetches' errors and the shaped data: shaping errors are reported
+ * under `extensions.valueCompletion` when no fetch failed, and a shaping failure is the answer's
+ * one error.
+ */
+function answer(fetchErrors: GraphQLError[], shape: ResultShape, gathered: Record<string, unknown>, variables: Record<string, unknown>): ExecutionResult {
+  let shaped;
+  try {
+    shaped = shape.shape(gathered, variables);
+  } catch (error) {
+    return { errors: [error instanceof GraphQLError ? error : new GraphQLError((error as Error).message, { originalError: error as Error })] };
+  }
+  if (fetchErrors.length === 0 && shaped.errors.length > 0) return { extensions: { valueCompletion: shaped.errors }, data: shaped.data };
+  return fetchErrors.length === 0 ? { data: shaped.data } : { errors: fetchErrors, data: shaped.data };
+}
+
+/**
+ * Whether the plan is exactly one root fetch sending the client's selection unchanged: the
+ * subgraph's graphql-js execution has then shaped the answer as the gateway would (GET /models,
+ * :validate, /compute, :query and most single-subgraph operations).
+ */
+function sendsClientSelection(node: PlanNode | undefined, operation: OperationDefinitionNode): boolean {
+  if (node?.kind !== 'Fetch' || node.requires?.length) return false;
+  const sent = parse(node.operation).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  return !!sent && sent.operation === operation.operation && print(sent.selectionSet) === print(operation.selectionSet);
+}

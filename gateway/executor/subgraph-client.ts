@@ -1,0 +1,33 @@
+import type { GraphQLDataSource } from '@apollo/gateway';
+import type { GraphQLFormattedError } from 'graphql';
+import type { RequestContext } from '../../kernel/graphql/request-context.js';
+
+/** One operation for a subgraph, as the query planner wrote it. */
+export interface SubgraphRequest {
+  query: string;
+  variables: Record<string, unknown>;
+  operationName?: string;
+}
+
+/** A subgraph's answer, as GraphQL over HTTP carries it. */
+export interface SubgraphResponse {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+/**
+ * A subgraph as the gateway reaches it, in this process or over HTTP. The planned executor calls
+ * clients directly; @apollo/gateway's executor through `apolloDataSource`. A failure to reach the
+ * subgraph at all rejects (the executors report it as a failed fetch).
+ */
+export interface SubgraphClient {
+  fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse>;
+}
+
+/** A client as @apollo/gateway's data source: the gateway's context is the caller's RequestContext. */
+export function apolloDataSource(client: SubgraphClient): GraphQLDataSource<Record<string, unknown>> {
+  return {
+    process: ({ request, context }) =>
+      client.fetch({ query: request.query ?? '', variables: request.variables ?? {}, operationName: request.operationName }, context as unknown as RequestContext) as never,
+  };
+}

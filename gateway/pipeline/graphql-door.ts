@@ -1,0 +1,101 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { RequestHandler, Response } from 'express';
+import { GraphQLError, type OperationDefinitionNode } from 'graphql';
+import { DomainError, ERROR_STATUSES, isErrorCode } from '../../kernel/errors.js';
+import { isGraphQLRequestCode } from '../../kernel/graphql/graphql-errors.js';
+import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import { fragmentsOf } from './limits/measure.js';
+import type { Exchange, RequestPipeline } from './pipeline.js';
+
+/**
+ * A GraphQL endpoint (`/graphql`, a subgraph's port) as a door of the request pipeline: `open`
+ * starts the exchange when the request arrives (before its body is read) and ends it when the answer
+ * has gone out; the Apollo Server plugin refuses a request with no runnable operation, runs the
+ * pipeline's operation concerns (the limits) and fills in the answer's errors (`record` does for a
+ * plain execution). A REST facade does the same inline (rest-facade/facade.ts).
+ */
+export function graphqlDoor(pipeline: RequestPipeline, door = 'graphql') {
+  const open: RequestHandler = (req, res, next) => {
+    const exchange = pipeline.begin(door, 'graphql', req);
+    res.locals.exchange = exchange;
+    res.setHeader('x-request-id', exchange.requestId);
+    res.once('finish', () => {
+      exchange.status = res.statusCode;
+      pipeline.end(exchange);
+    });
+    next();
+  };
+  const plugin: ApolloServerPlugin<RequestContext> = {
+    async requestDidStart({ contextValue }) {
+      // The trace of a context this door made (open, then graphql-endpoint.ts) is its exchange.
+      const exchange = contextValue.trace as Exchange;
+      return {
+        async didResolveOperation({ operationName, operation, document, schema, request }) {
+          exchange.operationName = operationName;
+          const runnable = runnableOperation(operation, request.operationName);
+          try {
+            pipeline.operation({ exchange, operation: runnable, fragments: fragmentsOf(document), schema, variables: request.variables ?? {} });
+          } catch (error) {
+            throw error instanceof DomainError ? refusal(error) : error;
+          }
+        },
+        async didEncounterErrors({ errors }) {
+          record(exchange, errors);
+        },
+      };
+    },
+  };
+  return {
+    open,
+    plugin,
+    /** The exchange of the request being answered on `res`: the trace of its RequestContext. */
+    exchangeFor(res: Response): Exchange {
+      return res.locals.exchange as Exchange;
+    },
+  };
+}
+
+/** The codes of an answer's errors, the gateway's own failures among them recorded. */
+export function record(exchange: Exchange, errors: readonly GraphQLError[]): void {
+  exchange.codes = errors.map((error) => codeOf(error, exchange));
+}
+
+/**
+ * A refusal as Apollo Server answers it: the code and details in `extensions`, and the code's HTTP
+ * status (a plugin hook that throws this ends the request with that status).
+ */
+export function refusal(error: DomainError): GraphQLError {
+  return new GraphQLError(error.message, {
+    extensions: { code: error.code, details: error.details, http: { status: ERROR_STATUSES[error.code] } },
+  });
+}
+
+/**
+ * A request that names no runnable operation is the client's mistake, answered 400
+ * OPERATION_RESOLUTION_FAILURE (Apollo Server's own code) with what to change: several operations
+ * and no `operationName`, an `operationName` the document does not hold, or a subscription (the
+ * graph has none). Left to the gateway's executor, it threw, which came out as 500 INTERNAL_ERROR.
+ */
+function runnableOperation(operation: OperationDefinitionNode | undefined, requestedName: string | null | undefined): OperationDefinitionNode {
+  if (!operation) {
+    throw unresolved(requestedName ? `the document holds no operation named "${requestedName}"` : 'the document holds several operations: name the one to run in operationName');
+  }
+  if (operation.operation === 'subscription') throw unresolved('subscriptions are not supported: this graph has no Subscription type');
+  return operation;
+}
+
+function unresolved(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE', http: { status: 400 } } });
+}
+
+/**
+ * An error's code as the client will see it (graphql-endpoint.ts `maskError`). One without a code
+ * failed in the gateway itself (a subgraph unreachable, a planning failure): no resolver recorded
+ * it, so it is recorded here, with its cause, for the log line.
+ */
+function codeOf(error: GraphQLError, exchange: Exchange): string {
+  const code = error.extensions?.code;
+  if (isErrorCode(code) || isGraphQLRequestCode(code)) return code;
+  exchange.failures.push(error.originalError ?? error);
+  return 'INTERNAL_ERROR';
+}

@@ -1,0 +1,54 @@
+import type { OperationDefinitionNode } from 'graphql';
+import { DomainError, type ErrorCode } from '../../kernel/errors.js';
+import { operationAliases } from './limits/aliases.js';
+import { operationCost } from './limits/cost.js';
+import { operationDepth } from './limits/depth.js';
+import type { MeasuredOperation } from './limits/measure.js';
+import type { RequestPlugin } from './pipeline.js';
+
+/** GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST. */
+export interface OperationLimitValues {
+  maxDepth: number;
+  maxAliases: number;
+  maxCost: number;
+}
+
+interface Limit {
+  /** The measure in the error message: `depth`, `alias count`, `cost`. */
+  what: string;
+  code: ErrorCode;
+  max: number;
+  measure(operation: MeasuredOperation): number;
+  /** The measure reads the variables (list sizes): measured per request, not once per operation. */
+  readsVariables: boolean;
+}
+
+/**
+ * Every operation a client writes (`/graphql`) is measured before any subgraph is called: deeper,
+ * more aliased or costlier than the limits is refused with the limit's own code (400) and
+ * `details: {limit, actual}`. Documents have passed validation (no fragment cycles, known fields).
+ * Depth and aliases are measured once per operation (documents are cached, so the same node comes
+ * back); cost per request, since list sizes come from the variables. A REST route runs a fixed
+ * document whose sizes its contract bounds (a records filter's `limit` is at most 1,000, refused by
+ * the domain with the contract's own 400 otherwise): it is not measured, so that a REST client never
+ * meets a GraphQL limit's code.
+ */
+export function operationLimits(limits: OperationLimitValues): RequestPlugin {
+  const checks: Limit[] = [
+    { what: 'depth', code: 'QUERY_TOO_DEEP', max: limits.maxDepth, measure: operationDepth, readsVariables: false },
+    { what: 'alias count', code: 'TOO_MANY_ALIASES', max: limits.maxAliases, measure: operationAliases, readsVariables: false },
+    { what: 'cost', code: 'QUERY_TOO_COMPLEX', max: limits.maxCost, measure: operationCost, readsVariables: true },
+  ];
+  const measured = new WeakMap<OperationDefinitionNode, number[]>();
+  return {
+    onOperation(request) {
+      if (request.exchange.protocol !== 'graphql') return;
+      let known = measured.get(request.operation);
+      if (!known) measured.set(request.operation, (known = []));
+      checks.forEach((limit, index) => {
+        const value = limit.readsVariables ? limit.measure(request) : (known[index] ??= limit.measure(request));
+        if (value > limit.max) throw new DomainError(limit.code, `operation ${limit.what} ${value} exceeds the limit of ${limit.max}`, { limit: limit.max, actual: value });
+      });
+    },
+  };
+}

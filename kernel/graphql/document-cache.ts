@@ -1,0 +1,62 @@
+import { type DocumentNode, type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
+import { DomainError } from '../errors.js';
+import { type DocumentSizeLimits, checkFields, checkTokens } from './document-size.js';
+import { noIntrospection } from './no-introspection.js';
+
+export type CachedDocument = { document: DocumentNode } | { errors: readonly Error[] } | { refused: DomainError };
+
+export interface DocumentCacheOptions {
+  /** Documents over these are refused before they are validated (kernel/graphql/document-size.ts). */
+  limits?: DocumentSizeLimits;
+  /** False: `__schema`, `__type` and `_service` are refused, and messages suggest no names. */
+  introspection?: boolean;
+  maxEntries?: number;
+}
+
+/** Fields that describe the schema itself: introspection, and federation's SDL of a subgraph. */
+const SCHEMA_FIELDS = ['__schema', '__type', '_service'];
+
+/**
+ * Operation texts parsed and validated once per schema. Subgraphs receive the same few operation
+ * texts from the query planner over and over; re-parsing them is most of a trivial request's cost.
+ */
+export class DocumentCache {
+  private readonly documents = new Map<string, CachedDocument>();
+  private readonly rules;
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly options: DocumentCacheOptions = {},
+  ) {
+    this.rules = options.introspection === false ? [...specifiedRules, noIntrospection(SCHEMA_FIELDS)] : specifiedRules;
+  }
+
+  get(query: string): CachedDocument {
+    let cached = this.documents.get(query);
+    if (!cached) {
+      cached = this.compile(query);
+      // Bounded, so arbitrary texts sent to a subgraph endpoint cannot grow memory without limit.
+      if (this.documents.size >= (this.options.maxEntries ?? 1000)) this.documents.clear();
+      this.documents.set(query, cached);
+    }
+    return cached;
+  }
+
+  private compile(query: string): CachedDocument {
+    const { limits } = this.options;
+    try {
+      if (limits) checkTokens(query, limits.maxTokens);
+      const document = parse(query);
+      if (limits) checkFields(document, limits.maxFields);
+      const errors = validate(this.schema, document, this.rules);
+      return errors.length > 0 ? { errors: errors.map((error) => this.shown(error)) } : { document };
+    } catch (error) {
+      return error instanceof DomainError ? { refused: error } : { errors: [error as Error] };
+    }
+  }
+
+  /** With introspection off, "Did you mean …?" would reveal names the schema otherwise hides. */
+  private shown(error: Error): Error {
+    return this.options.introspection === false ? new Error(error.message.replace(/ ?Did you mean(.+?)\?$/, '')) : error;
+  }
+}

@@ -1,0 +1,64 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../kernel/project.js';
+
+/**
+ * Issue 14: the layering of docs/ARCHITECTURE.md, as a test that fails on a forbidden import. Every
+ * TypeScript file of the production tree is read and each of its imports (static, dynamic, type-only)
+ * checked against the rules below.
+ */
+interface Rule {
+  /** Which files the rule is about (paths relative to the project root). */
+  files: RegExp;
+  /** What they must not import: a package name or a project path (relative to the root, no extension). */
+  forbidden: RegExp;
+  why: string;
+}
+
+const DOMAIN = /^subgraphs\/[^/]+\/domain\//;
+
+const RULES: Rule[] = [
+  {
+    files: DOMAIN,
+    forbidden: /^(graphql|type-graphql|@apollo\/|express|@as-integrations\/|node:http|pg|@prisma\/|libsql|@libsql\/|prisma\/|subgraphs\/[^/]+\/(graphql|adapters|store)\/|gateway\/|rest-facade\/|server\/|kernel\/(config|graphql|http|identity)\/)/,
+    why: 'a domain knows nothing of GraphQL, HTTP, Prisma or the environment: ports are defined in the domain, adapters implement them',
+  },
+  { files: /^gateway\//, forbidden: /^(rest-facade|server)\//, why: 'the facades use the gateway, never the other way round' },
+  { files: /^rest-facade\//, forbidden: /^(subgraphs|server)\//, why: 'a facade reaches the domains only through the graph' },
+  { files: /^kernel\//, forbidden: /^(gateway|rest-facade|subgraphs|server)\//, why: 'the kernel is shared by everything and depends on nothing of the project' },
+  { files: /^subgraphs\//, forbidden: /^(gateway|rest-facade|server)\//, why: 'a subgraph is reached through the gateway and knows neither it nor the facades' },
+];
+
+const PRODUCTION = ['kernel', 'subgraphs', 'gateway', 'rest-facade', 'server'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(path.join(PROJECT_ROOT, dir)).flatMap((name) => {
+    const relative = path.posix.join(dir, name);
+    if (statSync(path.join(PROJECT_ROOT, relative)).isDirectory()) return name === 'generated' ? [] : sourceFiles(relative);
+    return relative.endsWith('.ts') ? [relative] : [];
+  });
+}
+
+/** Every module specifier a file imports, a project path made relative to the root. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(PROJECT_ROOT, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)].map(
+    (match) => match[1] ?? match[2] ?? match[3]!,
+  );
+  return specifiers.map((specifier) => (specifier.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)).replace(/\.js$/, '') : specifier));
+}
+
+const violations = PRODUCTION.flatMap(sourceFiles).flatMap((file) =>
+  RULES.filter((rule) => rule.files.test(file)).flatMap((rule) => importsOf(file).filter((target) => rule.forbidden.test(target)).map((target) => `${file} imports ${target}: ${rule.why}`)),
+);
+
+test('no production module imports across the layers', () => {
+  expect(violations).toEqual([]);
+});
+
+test('the rules see imports (a check that checks nothing would pass)', () => {
+  expect(importsOf('gateway/apollo-gateway.ts')).toContain('@apollo/gateway');
+  expect(importsOf('gateway/gateway.ts')).toContain('gateway/executor/inflight-sharing');
+  expect(RULES[0]!.forbidden.test('kernel/config/env')).toBe(true);
+  expect(RULES[1]!.forbidden.test('rest-facade/facade')).toBe(true);
+});
