@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { apolloGateway } from './apollo-gateway.js';
 import { type ApolloExecutor, stockExecution } from './executor/apollo-executor.js';
-import type { ExecutorMode, PreparedOperation } from './executor/executor.js';
+import { type ExecutorMode, type OperationExecutor, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
 import { PlannedOperations } from './executor/planned/planned-operations.js';
 import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
@@ -27,9 +27,10 @@ export interface GatewayOptions {
  * @apollo/gateway over the committed supergraph (no introspection polling), reaching each subgraph
  * through a SubgraphClient (in this process or over HTTP). The executor is called directly,
  * bypassing a server's request pipeline: the REST facades hold pre-parsed, pre-validated documents,
- * and `/graphql` has done that work in Apollo Server. With GATEWAY_EXECUTOR=planned,
- * @apollo/gateway plans every operation and answers its first request, and later requests run that
- * plan (executor/planned/).
+ * and `/graphql` has done that work in Apollo Server. Each request is offered to the
+ * OperationExecutor of GATEWAY_EXECUTOR first (executor/executor.ts): with `planned`, @apollo/gateway
+ * plans every operation and answers its first request, and later requests run that plan
+ * (executor/planned/); with `apollo`, every request is the gateway's own.
  *
  * `/graphql` shares identical subgraph queries in flight (executor/inflight-sharing.ts); the REST
  * facades' operations do not: a REST request is one execution, as in the original services, and
@@ -37,33 +38,34 @@ export interface GatewayOptions {
  */
 export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Record<string, SubgraphClient>>, options: GatewayOptions): Promise<Gateway> {
   const shared = Object.fromEntries(Object.entries(subgraphs).map(([name, client]) => [name, new InflightSharing(client)]));
-  // Set once the API schema is known (below); the gateway calls it only while executing.
-  let planned: PlannedOperations | undefined;
+  // Known once the API schema is (below); the gateway calls it only while executing.
+  let executor: OperationExecutor = STOCK_ONLY;
   const apollo = apolloGateway({
     supergraphSdl,
     // Never show query plans to clients, whatever NODE_ENV says.
     __exposeQueryPlanExperimental: false,
-    experimental_didResolveQueryPlan: options.executor === 'planned' ? (resolved) => planned?.didResolveQueryPlan(resolved) : undefined,
+    experimental_didResolveQueryPlan: (resolved) => executor.onPlan?.(resolved),
     buildService: ({ name }) => {
       const client = shared[name];
       if (!client) throw new Error(`no client for subgraph ${name}`);
       return apolloDataSource(client);
     },
   });
-  const { schema, executor } = await apollo.load();
-  const stock = executor as ApolloExecutor;
+  const loaded = await apollo.load();
+  const { schema } = loaded;
+  const stock = loaded.executor as ApolloExecutor;
   const stockRoute = stockExecution(stock, schema, options.logger);
-  if (options.executor === 'planned') planned = new PlannedOperations(schema, supergraphSdl);
+  executor = options.executor === 'planned' ? new PlannedOperations(schema, supergraphSdl) : STOCK_ONLY;
   return {
     schema,
     executor: async (requestContext) => {
       // Apollo Server's gateway request context: `context` is the request's RequestContext.
       const { document, request, context } = requestContext as { document: PreparedOperation['document']; request: { operationName?: string; variables?: Record<string, unknown> }; context: RequestContext };
-      const answer = await planned?.execute({ document, operationName: request.operationName, variables: request.variables ?? {}, context }, shared);
+      const answer = await executor.execute({ document, operationName: request.operationName, variables: request.variables ?? {}, context }, shared);
       return answer ?? stock(requestContext);
     },
     async execute(prepared, variables, context) {
-      const answer = await planned?.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs);
+      const answer = await executor.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs);
       return answer ?? stockRoute(prepared, variables, context);
     },
     stop: () => apollo.stop(),

@@ -9,9 +9,8 @@ import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import type { OperationLimitValues } from '../gateway/pipeline/operation-limits.js';
 import { EXECUTOR_MODES, type ExecutorMode } from '../gateway/executor/executor.js';
-import type { ImpactConfig } from '../subgraphs/impact/domain/impact-config.js';
 import { type IndicatorSettings, readIndicatorSettings } from './indicators-config.js';
-import { readImpactConfig } from './impact-config.js';
+import { type ImpactSettings, readImpactSettings } from './impact-config.js';
 
 /**
  * What this process runs (DECISIONS section 1): everything (`all`, the default), one subgraph
@@ -59,10 +58,15 @@ export interface SystemConfig {
   graphqlLimits: GraphQLLimits;
   /** GATEWAY_EXECUTOR (gateway/executor/executor.ts). */
   gatewayExecutor: ExecutorMode;
+  /**
+   * `CORE_BASE_URL` (alias `HEX_CORE_BASE_URL`): the core the indicator and impact subgraphs name;
+   * null: this process's core facade (server/core-url.ts).
+   */
+  coreBaseUrl: string | null;
   /** Each subgraph's own settings, present when this process runs it. */
   models?: ModelsConfig;
   indicators?: IndicatorSettings;
-  impact?: ImpactConfig;
+  impact?: ImpactSettings;
 }
 
 const port = integer({ min: 0, max: 65535 });
@@ -85,9 +89,10 @@ export function readSystemConfig(env: Env): SystemConfig {
     graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION', boolean, false),
     graphqlLimits: readGraphQLLimits(env),
     gatewayExecutor: optional(env, 'GATEWAY_EXECUTOR', oneOf(EXECUTOR_MODES), 'planned'),
+    coreBaseUrl: optional(env, ['CORE_BASE_URL', 'HEX_CORE_BASE_URL'], url())?.href ?? null,
     models: runs('models') ? readModelsConfig(env) : undefined,
     indicators: runs('indicators') ? readIndicatorSettings(env) : undefined,
-    impact: runs('impact') ? readImpactConfig(env, http) : undefined,
+    impact: runs('impact') ? readImpactSettings(env) : undefined,
   };
 }
 

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { type GraphQLSchema, execute } from 'graphql';
+import { GraphQLError, type GraphQLSchema, execute, getOperationAST } from 'graphql';
 import { DocumentCache } from '../kernel/graphql/document-cache.js';
 import { type DomainError, toDomainError } from '../kernel/errors.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
@@ -9,7 +9,8 @@ import { graphqlJsonBody, graphqlRefusal, rejectUnreadableBody } from '../kernel
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Exchange, RequestPipeline } from '../gateway/pipeline/pipeline.js';
-import { graphqlDoor, record } from '../gateway/pipeline/graphql-door.js';
+import { graphqlDoor, record, runnableOperation } from '../gateway/pipeline/graphql-door.js';
+import { fragmentsOf } from '../gateway/pipeline/limits/measure.js';
 import { GATEWAY_SECRET_HEADER } from '../gateway/pipeline/gateway-secret.js';
 
 export interface SubgraphServerOptions {
@@ -64,6 +65,17 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
     if ('errors' in cached) {
       return void res.status(400).json({ errors: cached.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) });
     }
+    if (sender === 'caller') {
+      // A direct caller's operation meets the limits the edge applies (the gateway's were met there).
+      try {
+        const operation = runnableOperation(getOperationAST(cached.document, operationName), operationName);
+        exchange.operationName = operation.name?.value ?? null;
+        options.pipeline.operation({ exchange, operation, fragments: fragmentsOf(cached.document), schema: options.schema, variables: variables ?? {} });
+      } catch (error) {
+        if (error instanceof GraphQLError) return void refuseRequest(res, error, exchange);
+        return void refuse(res, toDomainError(error), exchange);
+      }
+    }
     const result = await execute({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
     if (result.errors) record(exchange, result.errors);
     res.json(result);
@@ -79,6 +91,13 @@ function refuse(res: express.Response, error: DomainError, exchange: Exchange): 
   exchange.codes = [error.code];
   const { status, headers, body } = graphqlRefusal(error);
   res.status(status).set(headers).json(body);
+}
+
+/** A request naming no runnable operation (graphql-door.ts `runnableOperation`): the client's mistake. */
+function refuseRequest(res: express.Response, error: GraphQLError, exchange: Exchange): void {
+  const code = String(error.extensions.code);
+  exchange.codes = [code];
+  res.status(400).json({ errors: [{ message: error.message, extensions: { code } }] });
 }
 
 /** Compares in constant time (digests of equal length), so the secret cannot be guessed byte by byte. */

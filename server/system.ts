@@ -39,6 +39,8 @@ import { FACADES } from '../rest-facade/facades.js';
 import { openApiDocument } from '../rest-facade/openapi.js';
 import { createIndicatorService } from '../subgraphs/indicators/create-indicator-service.js';
 import { indicatorConfig } from './indicators-config.js';
+import { impactConfig } from './impact-config.js';
+import { coreBaseUrlOf } from './core-url.js';
 import { ImpactService } from '../subgraphs/impact/domain/impact-service.js';
 import { BrightwayProjectReader } from '../subgraphs/impact/adapters/brightway-project.js';
 import type { SystemConfig } from './config.js';
@@ -173,10 +175,14 @@ async function servicesFor<N extends SubgraphName>(proc: Process, name: N): Prom
 
 const SERVICE_FACTORIES: { [N in SubgraphName]: (proc: Process) => Promise<SubgraphServices[N]> } = {
   models: modelsServices,
-  // The default core URL is this process's core facade, whose port is known once it listens.
-  indicators: async (proc) => createIndicatorService(indicatorConfig(proc.config.indicators!, proc.config.http, (listener) => boundPort(proc, listener))),
-  impact: async (proc) => new ImpactService(proc.config.impact!, new BrightwayProjectReader(proc.config.impact!.backgroundProjectDir)),
+  indicators: async (proc) => createIndicatorService(indicatorConfig(proc.config.indicators!, proc.config.http, coreBaseUrl(proc), (listener) => boundPort(proc, listener))),
+  impact: async (proc) => new ImpactService(impactConfig(proc.config.impact!, coreBaseUrl(proc)), new BrightwayProjectReader(proc.config.impact!.backgroundProjectDir)),
 };
+
+/** The default core URL is this process's core facade, whose port is known once it listens. */
+function coreBaseUrl(proc: Process): () => string {
+  return coreBaseUrlOf(proc.config.coreBaseUrl, proc.config.http, (listener) => boundPort(proc, listener));
+}
 
 async function modelsServices(proc: Process): Promise<SubgraphServices['models']> {
   const models = proc.config.models!;

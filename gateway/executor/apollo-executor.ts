@@ -21,7 +21,7 @@ export function stockExecution(executor: ApolloExecutor, schema: GraphQLSchema, 
       source: prepared.query,
       schema,
       context,
-      metrics: {},
+      metrics: {}, // as Apollo Server starts every request's
       logger,
       cache: undefined,
       overallCachePolicy: undefined,

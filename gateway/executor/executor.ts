@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, print } from 'graphql';
+import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
+import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode, print } from 'graphql';
 import { fragmentsOf } from '../pipeline/limits/measure.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import type { SubgraphClient } from './subgraph-client.js';
 
 /**
  * `GATEWAY_EXECUTOR`: `planned` (the default) answers an operation's later requests from the query
@@ -11,6 +13,19 @@ import type { RequestContext } from '../../kernel/graphql/request-context.js';
  */
 export const EXECUTOR_MODES = ['planned', 'apollo'] as const;
 export type ExecutorMode = (typeof EXECUTOR_MODES)[number];
+
+/**
+ * What runs a request's operation besides @apollo/gateway's own executor. The gateway asks it first
+ * and falls back to its own executor when it declines (null); `onPlan` sees each plan the gateway
+ * makes. `apollo` mode is the executor that declines everything.
+ */
+export interface OperationExecutor {
+  readonly onPlan?: Experimental_DidResolveQueryPlanCallback;
+  execute(request: OperationRequest, subgraphs: Readonly<Record<string, SubgraphClient>>): Promise<ExecutionResult | null>;
+}
+
+/** GATEWAY_EXECUTOR=apollo: every request is @apollo/gateway's. */
+export const STOCK_ONLY: OperationExecutor = { execute: async () => null };
 
 /** A request's operation, parsed and validated against the API schema. */
 export interface OperationRequest {

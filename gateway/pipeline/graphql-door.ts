@@ -76,7 +76,7 @@ export function refusal(error: DomainError): GraphQLError {
  * and no `operationName`, an `operationName` the document does not hold, or a subscription (the
  * graph has none). Left to the gateway's executor, it threw, which came out as 500 INTERNAL_ERROR.
  */
-function runnableOperation(operation: OperationDefinitionNode | undefined, requestedName: string | null | undefined): OperationDefinitionNode {
+export function runnableOperation(operation: OperationDefinitionNode | null | undefined, requestedName: string | null | undefined): OperationDefinitionNode {
   if (!operation) {
     throw unresolved(requestedName ? `the document holds no operation named "${requestedName}"` : 'the document holds several operations: name the one to run in operationName');
   }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { DomainError } from '../errors.js';
 import { InvalidValue, type Parser } from '../config/env.js';
 import type { Identity } from './identity.js';
+import { isJsonObject } from '../json.js';
 
 /** What an operation needs beyond authentication: every listed scope and every listed role. */
 export interface Requirement {
@@ -93,7 +94,7 @@ export const policyFile: Parser<AuthPolicy> = (path) => {
 
 /** `{"<operation>": {"scopes"?: [..], "roles"?: [..]}}`; unknown operations are errors (typos). */
 function parsePolicy(json: unknown): AuthPolicy {
-  if (!isPlainObject(json)) throw new InvalidValue('must hold a JSON object: operation → {scopes, roles}');
+  if (!isJsonObject(json)) throw new InvalidValue('must hold a JSON object: operation → {scopes, roles}');
   const policy: AuthPolicy = {};
   for (const [operation, entry] of Object.entries(json)) {
     if (!(OPERATIONS as string[]).includes(operation)) {
@@ -105,7 +106,7 @@ function parsePolicy(json: unknown): AuthPolicy {
 }
 
 function parseRequirement(operation: string, entry: unknown): Requirement {
-  if (!isPlainObject(entry)) throw new InvalidValue(`entry ${operation} must be an object {scopes?, roles?}`);
+  if (!isJsonObject(entry)) throw new InvalidValue(`entry ${operation} must be an object {scopes?, roles?}`);
   const extra = Object.keys(entry).find((key) => key !== 'scopes' && key !== 'roles');
   if (extra !== undefined) throw new InvalidValue(`entry ${operation} has an unknown key ${JSON.stringify(extra)}`);
   return {
@@ -120,10 +121,6 @@ function names(operation: string, key: string, value: unknown): string[] {
     throw new InvalidValue(`entry ${operation}.${key} must be an array of non-empty strings`);
   }
   return value.map((item: string) => item.trim());
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function unique(values: string[]): string[] {

@@ -1,5 +1,6 @@
 import { DomainError, ERROR_STATUSES, type ErrorCode } from '../../kernel/errors.js';
 import type { ErrorPolicy, FacadeResponse } from '../route-table.js';
+import { isJsonObject } from '../../kernel/json.js';
 
 /** Renders an error whose status is known into one facade's envelope. */
 export type Envelope = (status: number, error: DomainError) => FacadeResponse;
@@ -21,7 +22,7 @@ export function errorPolicy(overrides: Partial<Record<ErrorCode, number>>, envel
 
 /** The body of a JSON request as an object, or 400. */
 export function objectBody(body: unknown): Record<string, unknown> {
-  if (!isObject(body)) throw new DomainError('BAD_REQUEST', 'request body must be a JSON object');
+  if (!isJsonObject(body)) throw new DomainError('BAD_REQUEST', 'request body must be a JSON object');
   return body;
 }
 
@@ -29,15 +30,11 @@ export function objectBody(body: unknown): Record<string, unknown> {
 export function objectMember(body: Record<string, unknown>, name: string, required: boolean): Record<string, unknown> | undefined {
   const value = body[name];
   if (value === undefined && !required) return undefined;
-  if (!isObject(value)) throw new DomainError('BAD_REQUEST', `"${name}" must be a JSON object`, { field: name });
+  if (!isJsonObject(value)) throw new DomainError('BAD_REQUEST', `"${name}" must be a JSON object`, { field: name });
   return value;
 }
 
 /** DECISIONS section 3 "create": a replay answers the original record with this header. */
 export function replayHeaders(replayed: boolean): Record<string, string> {
   return replayed ? { 'idempotent-replayed': 'true' } : {};
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -20,7 +20,7 @@ const DOMAIN = /^subgraphs\/[^/]+\/domain\//;
 const RULES: Rule[] = [
   {
     files: DOMAIN,
-    forbidden: /^(graphql|type-graphql|@apollo\/|express|@as-integrations\/|node:http|pg|@prisma\/|libsql|@libsql\/|prisma\/|subgraphs\/[^/]+\/(graphql|adapters|store)\/|gateway\/|rest-facade\/|server\/|kernel\/(config|graphql|http|identity)\/)/,
+    forbidden: /^(graphql|type-graphql|@apollo\/|express|@as-integrations\/|node:https?|node:http2|undici|pg|@prisma\/|libsql|@libsql\/|prisma\/|subgraphs\/[^/]+\/(graphql|adapters|store)\/|gateway\/|rest-facade\/|server\/|kernel\/(config|graphql|http|identity)\/)/,
     why: 'a domain knows nothing of GraphQL, HTTP, Prisma or the environment: ports are defined in the domain, adapters implement them',
   },
   { files: /^gateway\//, forbidden: /^(rest-facade|server)\//, why: 'the facades use the gateway, never the other way round' },
@@ -61,4 +61,13 @@ test('the rules see imports (a check that checks nothing would pass)', () => {
   expect(importsOf('gateway/gateway.ts')).toContain('gateway/executor/inflight-sharing');
   expect(RULES[0]!.forbidden.test('kernel/config/env')).toBe(true);
   expect(RULES[1]!.forbidden.test('rest-facade/facade')).toBe(true);
+});
+
+/** Where the environment is read: server/main.ts hands it to readSystemConfig, and nothing else reads it. */
+const ENV_READERS = new Set(['server/main.ts']);
+
+test('no production module past the configuration layer reads the environment', () => {
+  const readers = PRODUCTION.flatMap(sourceFiles).filter((file) => /\bprocess\.env\b(?!\.APOLLO_TELEMETRY_DISABLED\s*=)/.test(readFileSync(path.join(PROJECT_ROOT, file), 'utf8')));
+  expect(readers.filter((file) => !ENV_READERS.has(file))).toEqual([]);
+  expect(readers).toContain('server/main.ts');
 });

@@ -154,6 +154,24 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
       expect(answer.json.errors[0].extensions).toEqual({ code: 'QUERY_TOO_LARGE', details: { limit: 3000, measure: 'tokens' } });
     });
 
+    test.each([
+      ['16 aliases', `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: modelsCount`).join(' ')} }`, 'TOO_MANY_ALIASES', { limit: 15, actual: 16 }],
+      ['5 aliases of 1,000 records', `{ ${Array.from({ length: 5 }, (_, i) => `r${i}: records(filter: {limit: 1000}) { payload }`).join(' ')} }`, 'QUERY_TOO_COMPLEX', { limit: 50000, actual: 55000 }],
+    ])('the edge\'s operation limits hold on the subgraph port too: %s is 400 %s', async (_what, query, code, details) => {
+      const answer = await direct('models', query, { authorization: `Bearer ${token}` });
+      expect(answer.status).toBe(400);
+      expect(answer.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code, details } }] });
+    });
+
+    test.each([
+      ['several operations and no operationName', { query: 'query A { modelsCount } query B { modelsCount }' }],
+      ['an unknown operationName', { query: 'query A { modelsCount }', operationName: 'B' }],
+    ])('%s: 400 OPERATION_RESOLUTION_FAILURE, as at the edge', async (_what, body) => {
+      const answer = await call(subgraphs.models!.url('subgraph:models'), 'POST', '/graphql', { body, headers: { authorization: `Bearer ${token}` } });
+      expect(answer.status).toBe(400);
+      expect(answer.json.errors[0].extensions).toEqual({ code: 'OPERATION_RESOLUTION_FAILURE' });
+    });
+
     test('suggestions do not reveal names', async () => {
       const answer = await direct('models', '{ model }', { authorization: `Bearer ${token}` });
       expect(answer.json.errors[0].message).toBe('Cannot query field "model" on type "Query".');

@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { projectPath } from '../../kernel/project.js';
 
 /** Runs the built entry point the way a deployment does (`npm run serve`), with only this environment. */
@@ -22,6 +25,11 @@ describe('a bad configuration fails startup with one line naming the variable, e
     ['REGISTRY_CATALOG_JSON', { REGISTRY_CATALOG_FILE: '/tmp/catalog.json' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
     ['METRICS_ENABLED', { METRICS_ENABLED: '1' }],
+    // The subgraphs' own settings are read in the same phase, before anything starts.
+    ['INDICATORS_ARTIFACT_FRESHNESS_SECS', { INDICATORS_ARTIFACT_FRESHNESS_SECS: 'soon' }],
+    ['ARTIFACT_BASE_URL_TEMPLATE', { ARTIFACT_BASE_URL_TEMPLATE: 'https://models.example/no-placeholder/' }],
+    ['BACKGROUND_PROJECT_DIR', { BACKGROUND_PROJECT_DIR: ' ' }],
+    ['CORE_BASE_URL', { HEX_CORE_BASE_URL: 'core:8080/x' }],
   ])('%s', (variable, override) => {
     const result = serve({ ...base, ...override });
     expect(result.status).toBe(1);
@@ -29,4 +37,17 @@ describe('a bad configuration fails startup with one line naming the variable, e
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(variable);
   });
+});
+
+test('a bad subgraph variable stops the process before the records database is created or migrated', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'startup-config-'));
+  try {
+    const database = path.join(dir, 'records.db');
+    const result = serve({ ...base, DATABASE_URL: `file:${database}`, INDICATORS_ARTIFACT_FRESHNESS_SECS: 'soon' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('INDICATORS_ARTIFACT_FRESHNESS_SECS');
+    expect(existsSync(database)).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -3,9 +3,15 @@ import path from 'node:path';
 import { ConfigError } from '../../kernel/config/env.js';
 import { SWAGGER_UI_ASSETS, swaggerUiHtml } from '../../rest-facade/impact/swagger-ui.js';
 import { readSystemConfig } from '../../server/config.js';
+import { impactConfig } from '../../server/impact-config.js';
+import { coreBaseUrlOf } from '../../server/core-url.js';
 
-/** The impact service's configuration as the process reads it at start-up, from `env` alone. */
-const readImpactConfig = (env: Record<string, string>) => readSystemConfig({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', REGISTRY_CATALOG_JSON: '[]', ...env }).impact!;
+/** The impact service's configuration as the process builds it at start-up, from `env` alone. */
+const readImpactConfig = (env: Record<string, string>) => {
+  const config = readSystemConfig({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', REGISTRY_CATALOG_JSON: '[]', ...env });
+  const { backgroundProjectDir, coreBaseUrl } = impactConfig(config.impact!, coreBaseUrlOf(config.coreBaseUrl, config.http));
+  return { backgroundProjectDir, coreBaseUrl };
+};
 import { ImpactService } from '../../subgraphs/impact/domain/impact-service.js';
 import type { BackgroundProjectReader } from '../../subgraphs/impact/domain/impact-service.js';
 

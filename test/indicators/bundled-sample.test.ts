@@ -4,6 +4,7 @@ import { projectPath } from '../../kernel/project.js';
 import { createIndicatorService } from '../../subgraphs/indicators/create-indicator-service.js';
 import { readSystemConfig } from '../../server/config.js';
 import { indicatorConfig } from '../../server/indicators-config.js';
+import { coreBaseUrlOf } from '../../server/core-url.js';
 
 const SAMPLE_DIR = ['examples', 'models', 're-indicators-specification', '0.0.4'];
 const readSample = (file: string): unknown => JSON.parse(readFileSync(projectPath(...SAMPLE_DIR, file), 'utf8'));
@@ -11,7 +12,7 @@ const readSample = (file: string): unknown => JSON.parse(readFileSync(projectPat
 /** The local profile offline: the default template (the bundled `file:` sample) and no core call. */
 describe('the bundled sample scores offline', () => {
   const config = readSystemConfig({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', REGISTRY_CATALOG_JSON: '[]', INDICATORS_SKIP_VALIDATION: 'true' });
-  const service = createIndicatorService(indicatorConfig(config.indicators!, config.http));
+  const service = createIndicatorService(indicatorConfig(config.indicators!, config.http, coreBaseUrlOf(config.coreBaseUrl, config.http)));
 
   test('its example assessment request', async () => {
     const request = readSample('example-assessment.request.json') as { payload: unknown };

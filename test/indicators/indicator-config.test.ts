@@ -3,12 +3,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../../kernel/config/env.js';
 import { createIndicatorService } from '../../subgraphs/indicators/create-indicator-service.js';
 import { readSystemConfig } from '../../server/config.js';
-import { type BoundPort, indicatorConfig } from '../../server/indicators-config.js';
+import { indicatorConfig } from '../../server/indicators-config.js';
+import { type BoundPort, coreBaseUrlOf } from '../../server/core-url.js';
 
 /** The indicator service's configuration as the process reads it at start-up, from `env` alone. */
 function readIndicatorConfig(env: Record<string, string>, boundPort?: BoundPort) {
   const config = readSystemConfig({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', REGISTRY_CATALOG_JSON: '[]', ...env });
-  return indicatorConfig(config.indicators!, config.http, boundPort);
+  return indicatorConfig(config.indicators!, config.http, coreBaseUrlOf(config.coreBaseUrl, config.http, boundPort), boundPort);
 }
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -2,6 +2,7 @@ import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
 import { GraphQLError, type GraphQLSchema, isObjectType } from 'graphql';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import type { SubgraphClient } from '../subgraph-client.js';
+import { isJsonObject } from '../../../kernel/json.js';
 
 export type QueryPlan = Parameters<Experimental_DidResolveQueryPlanCallback>[0]['queryPlan'];
 export type PlanNode = NonNullable<QueryPlan['node']>;
@@ -237,19 +238,15 @@ function deepMerge(target: Record<string, unknown> | undefined, source: Record<s
     // An inherited property of that name (`constructor` on a plain object) is shadowed first.
     if (!Object.hasOwn(target, key) && key in target) Object.defineProperty(target, key, { configurable: true, enumerable: true, value: undefined, writable: true });
     const existing = target[key];
-    if (existing && isPlainObject(value)) {
+    if (existing && isJsonObject(value)) {
       deepMerge(existing as Record<string, unknown>, value);
     } else if (Array.isArray(value) && Array.isArray(existing) && value.length === existing.length) {
       for (let i = 0; i < value.length; i++) {
-        if (isPlainObject(existing[i]) && isPlainObject(value[i])) deepMerge(existing[i], value[i]);
+        if (isJsonObject(existing[i]) && isJsonObject(value[i])) deepMerge(existing[i], value[i]);
         else existing[i] = value[i];
       }
     } else {
       target[key] = value;
     }
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,7 +1,7 @@
 import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
 import { type Schema, Supergraph, operationFromDocument } from '@apollo/federation-internals';
 import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, getVariableValues, parse, print } from 'graphql';
-import type { OperationRequest } from '../executor.js';
+import type { OperationExecutor, OperationRequest } from '../executor.js';
 import type { SubgraphClient } from '../subgraph-client.js';
 import { type PlanNode, type PlanRun, type QueryPlan, executePlan, isExecutablePlan } from './plan-execution.js';
 import { type ResultShape, compileResultShape } from './result-shaping.js';
@@ -30,7 +30,7 @@ interface PlannedOperation {
  * shapes it (result-shaping.ts). A plan of another kind (conditions, `@defer`, rewrites) or an
  * operation selecting introspection fields stays with the gateway's executor.
  */
-export class PlannedOperations {
+export class PlannedOperations implements OperationExecutor {
   private readonly plans = new WeakMap<DocumentNode, Map<string, PlannedOperation | null>>();
   /** federation-internals' API schema (160 ms to build), built with the first plan rather than at every start. */
   private federationApiSchema: Schema | undefined;
@@ -48,7 +48,7 @@ export class PlannedOperations {
   }
 
   /** For `experimental_didResolveQueryPlan`: compiles the plan of an operation seen for the first time. */
-  readonly didResolveQueryPlan: Experimental_DidResolveQueryPlanCallback = ({ queryPlan, requestContext }) => {
+  readonly onPlan: Experimental_DidResolveQueryPlanCallback = ({ queryPlan, requestContext }) => {
     const { document, operation } = requestContext;
     if (!document || !operation) return;
     let byName = this.plans.get(document);

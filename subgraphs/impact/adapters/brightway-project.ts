@@ -10,6 +10,7 @@ import type {
   BackgroundProjectReader,
   EngineVersions,
 } from '../domain/impact-service.js';
+import { isJsonObject } from '../../../kernel/json.js';
 
 /**
  * Reads a Brightway 2.5 project directory (bw2data's on-disk layout) on every call, strictly
@@ -50,8 +51,6 @@ const LCI_FILE = 'lci/databases.db';
 const METHOD_EXAMPLE_COUNT = 5;
 /** A Brightway writer holds its exclusive lock only while committing: wait that long, not forever. */
 const BUSY_TIMEOUT_MS = 1000;
-
-type Json = Record<string, unknown>;
 
 interface CatalogueEntry {
   name: string;
@@ -97,13 +96,13 @@ async function readJson(directory: string, file: string): Promise<unknown> {
 async function readProjectName(directory: string): Promise<string> {
   const json = await readOptionalJson(directory, PROJECT_NAME_FILE);
   if (json === undefined) return path.basename(directory);
-  if (!isObject(json) || typeof json.name !== 'string') throw unavailable(`${PROJECT_NAME_FILE} has no string "name"`);
+  if (!isJsonObject(json) || typeof json.name !== 'string') throw unavailable(`${PROJECT_NAME_FILE} has no string "name"`);
   return json.name;
 }
 
 /** `databases.json`: `{name: {backend, format?, number?, …}}`, sorted by name as Python sorts. */
 function parseCatalogue(json: unknown): CatalogueEntry[] {
-  if (!isObject(json)) throw unavailable(`${DATABASES_FILE} is not a JSON object`);
+  if (!isJsonObject(json)) throw unavailable(`${DATABASES_FILE} is not a JSON object`);
   return Object.entries(json)
     .map(([name, metadata]) => catalogueEntry(name, metadata))
     .sort((a, b) => compareStrings(a.name, b.name));
@@ -111,7 +110,7 @@ function parseCatalogue(json: unknown): CatalogueEntry[] {
 
 function catalogueEntry(name: string, metadata: unknown): CatalogueEntry {
   const malformed = (what: string) => unavailable(`${DATABASES_FILE}: database ${JSON.stringify(name)} ${what}`);
-  if (!isObject(metadata)) throw malformed('is not an object');
+  if (!isJsonObject(metadata)) throw malformed('is not an object');
   // bw2data's DatabaseChooser treats a database without a backend as "sqlite".
   const { backend = 'sqlite', format = null, number = null } = metadata;
   if (typeof backend !== 'string') throw malformed('has a non-string "backend"');
@@ -241,10 +240,6 @@ function compareKeys(a: string[], b: string[]): number {
     if (order !== 0) return order;
   }
   return a.length - b.length;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -1,4 +1,5 @@
 import { DomainError } from '../../../kernel/errors.js';
+import { isJsonObject, type JsonObject } from '../../../kernel/json.js';
 
 /**
  * The compute request of doc 03 part II (DECISIONS section 6) and its 422 errors, which keep the
@@ -18,8 +19,6 @@ export interface ComputeRequest {
   lci_datasets: JsonObject[];
   assessment_context: JsonObject;
 }
-
-export type JsonObject = Record<string, unknown>;
 
 /** One pydantic error; `ctx` appears only where FastAPI sends it (`json_invalid`). */
 export interface RequestIssue {
@@ -52,7 +51,7 @@ const MODEL_VERSION_FIELDS = ['product_system', 'lci_dataset', 'integrated_lca']
  */
 export function validateComputeRequest(body: unknown): ComputeRequest {
   if (body === undefined || body === null) throw unprocessable([issue('missing', [], null)]);
-  if (!isObject(body)) throw unprocessable([issue('model_attributes_type', [], body)]);
+  if (!isJsonObject(body)) throw unprocessable([issue('model_attributes_type', [], body)]);
   const issues = [
     ...requiredField(body, 'model_versions', [], modelVersionsIssues),
     ...requiredField(body, 'product_system', [], dictIssues),
@@ -79,7 +78,7 @@ function optionalField(parent: JsonObject, name: string, loc: Loc, check: Check)
   return Object.hasOwn(parent, name) ? check(parent[name], [...loc, name]) : [];
 }
 
-const dictIssues: Check = (value, loc) => (isObject(value) ? [] : [issue('dict_type', loc, value)]);
+const dictIssues: Check = (value, loc) => (isJsonObject(value) ? [] : [issue('dict_type', loc, value)]);
 
 const stringIssues: Check = (value, loc) => (typeof value === 'string' ? [] : [issue('string_type', loc, value)]);
 
@@ -89,7 +88,7 @@ const listOfDictsIssues: Check = (value, loc) =>
     : [issue('list_type', loc, value)];
 
 const modelVersionsIssues: Check = (value, loc) =>
-  isObject(value)
+  isJsonObject(value)
     ? MODEL_VERSION_FIELDS.flatMap((name) => requiredField(value, name, loc, stringIssues))
     : [issue('model_attributes_type', loc, value)];
 
@@ -99,8 +98,4 @@ function issue(type: IssueType, loc: Loc, input: unknown): RequestIssue {
 
 function unprocessable(issues: RequestIssue[]): DomainError {
   return new DomainError('UNPROCESSABLE', 'the request body does not match the compute request schema', issues);
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

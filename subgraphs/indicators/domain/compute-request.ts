@@ -1,5 +1,6 @@
 import { DomainError } from '../../../kernel/errors.js';
 import { isVersionSegment } from './artifact-urls.js';
+import { isJsonObject, type JsonObject } from '../../../kernel/json.js';
 
 export const MODEL_FAMILY = 're-indicators-specification';
 export const DEFAULT_MODEL_VERSION = '0.0.4';
@@ -37,8 +38,6 @@ export interface RequestProblem {
   message: string;
 }
 
-type Json = Record<string, unknown>;
-
 /** Collects every problem (not just the first) so the caller can fix the body in one round. */
 export function parseComputeRequest(body: unknown): ComputeRequest {
   const problems: RequestProblem[] = [];
@@ -50,12 +49,12 @@ export function parseComputeRequest(body: unknown): ComputeRequest {
 }
 
 function parse(body: unknown, problems: RequestProblem[]): ComputeRequest | null {
-  if (!isObject(body)) {
+  if (!isJsonObject(body)) {
     problems.push({ path: '$', message: 'must be an object' });
     return null;
   }
   const modelVersion = parseModelVersion(body.model_version, problems);
-  if (!isObject(body.payload)) {
+  if (!isJsonObject(body.payload)) {
     problems.push({ path: '$.payload', message: 'is required and must be an object' });
     return null;
   }
@@ -72,7 +71,7 @@ function parseModelVersion(value: unknown, problems: RequestProblem[]): string {
   return DEFAULT_MODEL_VERSION;
 }
 
-function parsePayload(payload: Json, problems: RequestProblem[]): AssessmentPayload {
+function parsePayload(payload: JsonObject, problems: RequestProblem[]): AssessmentPayload {
   const path = '$.payload';
   requireString(payload, 'indicator_specification_id', path, problems);
   const assessments = optionalArray(payload, 'parameter_assessments', path, problems);
@@ -86,7 +85,7 @@ function parsePayload(payload: Json, problems: RequestProblem[]): AssessmentPayl
 }
 
 function parseParameterAssessment(item: unknown, path: string, problems: RequestProblem[]): ParameterAssessment {
-  if (!isObject(item)) {
+  if (!isJsonObject(item)) {
     problems.push({ path, message: 'must be an object' });
     return { parameter_id: '', question_answers: [] };
   }
@@ -100,7 +99,7 @@ function parseParameterAssessment(item: unknown, path: string, problems: Request
 }
 
 function parseQuestionAnswer(item: unknown, path: string, problems: RequestProblem[]): QuestionAnswer {
-  if (!isObject(item)) {
+  if (!isJsonObject(item)) {
     problems.push({ path, message: 'must be an object' });
     return { question_id: '' };
   }
@@ -112,19 +111,15 @@ function parseQuestionAnswer(item: unknown, path: string, problems: RequestProbl
   return { ...item, question_id: item.question_id as string };
 }
 
-function requireString(item: Json, key: string, path: string, problems: RequestProblem[]): void {
+function requireString(item: JsonObject, key: string, path: string, problems: RequestProblem[]): void {
   if (typeof item[key] !== 'string') problems.push({ path: `${path}.${key}`, message: 'is required and must be a string' });
 }
 
 /** Absent means []; present but not an array is a problem (and yields [] so parsing can go on). */
-function optionalArray(item: Json, key: string, path: string, problems: RequestProblem[]): unknown[] {
+function optionalArray(item: JsonObject, key: string, path: string, problems: RequestProblem[]): unknown[] {
   const value = item[key];
   if (value === undefined) return [];
   if (Array.isArray(value)) return value;
   problems.push({ path: `${path}.${key}`, message: 'must be an array' });
   return [];
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { DomainError } from '../../../kernel/errors.js';
+import { isJsonObject, type JsonObject } from '../../../kernel/json.js';
 
 /**
  * doc 02's `validation` object: this service's normalised view of the core's validation report
@@ -27,8 +28,6 @@ export interface ValidationContext {
 /** Enough to point at the problems; the full list is in `raw_report`. */
 const MAX_FINDING_DETAILS = 20;
 
-type Json = Record<string, unknown>;
-
 interface Finding {
   kind: string;
   severity: string;
@@ -42,9 +41,9 @@ interface Finding {
  * null and computed on, the details saying so.
  */
 export function validatedByCore(report: unknown, context: ValidationContext): ValidationSection {
-  const object = isObject(report) ? report : null;
+  const object = isJsonObject(report) ? report : null;
   const passed = typeof object?.passed === 'boolean' ? object.passed : null;
-  const results = Array.isArray(object?.results) ? object.results.filter(isObject) : [];
+  const results = Array.isArray(object?.results) ? object.results.filter(isJsonObject) : [];
   const findings = results.flatMap(findingsOf);
   return {
     ...sectionBase(context, 'validated_by_core'),
@@ -83,10 +82,10 @@ function sectionBase(context: ValidationContext, status: ValidationSection['stat
 }
 
 /** finding_count counts findings (violations), not validators (a known bug of the reference). */
-function findingsOf(result: Json): Finding[] {
+function findingsOf(result: JsonObject): Finding[] {
   const violations = Array.isArray(result.violations) ? result.violations : [];
   return violations.map((v: unknown) => {
-    const violation = isObject(v) ? v : {};
+    const violation = isJsonObject(v) ? v : {};
     return {
       kind: text(result.kind, 'validator'),
       severity: text(violation.severity, 'finding'),
@@ -96,7 +95,7 @@ function findingsOf(result: Json): Finding[] {
   });
 }
 
-function resultLine(result: Json): string {
+function resultLine(result: JsonObject): string {
   const count = Array.isArray(result.violations) ? result.violations.length : 0;
   const outcome = typeof result.passed === 'boolean' ? verdict(result.passed) : 'no verdict';
   return `${text(result.kind, 'validator')}: ${outcome}, ${plural(count)}.`;
@@ -118,8 +117,4 @@ function plural(count: number): string {
 
 function text(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,6 +5,7 @@ import { type JsonScalar, literalFor } from './json-literals.js';
 import type { LiftingVocabulary, PropertyTerm } from './lifting-vocabulary.js';
 import { terms } from './rdf-environment.js';
 import { RDF_TYPE, localName, namespaceOf } from './rdf-vocabulary.js';
+import { type JsonObject } from '../../../../../kernel/json.js';
 
 export interface LiftedLiteral {
   readonly kind: 'literal';
@@ -37,8 +38,6 @@ export interface LiftedPayload {
   /** what could not be lifted (an unknown `@type`), reported as violations */
   readonly problems: Violation[];
 }
-
-type JsonObject = Record<string, unknown>;
 
 const rdfType = terms.namedNode(RDF_TYPE);
 const TYPE_KEY = '@type';

@@ -1,7 +1,6 @@
 import type { PropertyShapeInfo } from './shapes-index.js';
 import { localName } from './rdf-vocabulary.js';
-
-type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from '../../../../../kernel/json.js';
 
 /**
  * DECISIONS section 3, "SHACL", last key rule: the JSON Schema property `k` whose `description`
@@ -20,7 +19,7 @@ export function schemaKeysByDescription(
   propertyShapes: (classIri: string) => readonly PropertyShapeInfo[],
 ): Map<string, Map<string, string>> {
   const paired = new Map<string, Map<string, string>>();
-  if (!isObject(schema)) return paired;
+  if (!isJsonObject(schema)) return paired;
   const pending: Array<[string, JsonObject]> = rootClass
     ? [[rootClass, definition(schema, localName(rootClass)) ?? schema]]
     : [...classes].flatMap((c): Array<[string, JsonObject]> => {
@@ -46,23 +45,23 @@ export function schemaKeysByDescription(
 }
 
 function schemaProperties(def: JsonObject): JsonObject {
-  return isObject(def.properties) ? def.properties : {};
+  return isJsonObject(def.properties) ? def.properties : {};
 }
 
 function description(propertySchema: unknown): string | undefined {
-  return isObject(propertySchema) && typeof propertySchema.description === 'string' ? propertySchema.description : undefined;
+  return isJsonObject(propertySchema) && typeof propertySchema.description === 'string' ? propertySchema.description : undefined;
 }
 
 function definition(schema: JsonObject, name: string): JsonObject | undefined {
   for (const container of [schema.$defs, schema.definitions]) {
-    if (isObject(container) && isObject(container[name])) return container[name] as JsonObject;
+    if (isJsonObject(container) && isJsonObject(container[name])) return container[name] as JsonObject;
   }
   return undefined;
 }
 
 /** The definition a property's objects follow: its `$ref`, its items' `$ref`, or one inside anyOf/oneOf/allOf. */
 function referencedDefinition(schema: JsonObject, propertySchema: unknown, depth = 0): JsonObject | undefined {
-  if (!isObject(propertySchema) || depth > 8) return undefined;
+  if (!isJsonObject(propertySchema) || depth > 8) return undefined;
   if (typeof propertySchema.$ref === 'string') return resolvePointer(schema, propertySchema.$ref);
   const nested = [propertySchema.items, ...['anyOf', 'oneOf', 'allOf'].flatMap((k) => (Array.isArray(propertySchema[k]) ? (propertySchema[k] as unknown[]) : []))];
   for (const candidate of nested) {
@@ -78,11 +77,7 @@ function resolvePointer(schema: JsonObject, ref: string): JsonObject | undefined
   let node: unknown = schema;
   for (const token of ref.slice(1).split('/').slice(1)) {
     const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isObject(node) ? node[key] : undefined;
+    node = isJsonObject(node) ? node[key] : undefined;
   }
-  return isObject(node) ? node : undefined;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isJsonObject(node) ? node : undefined;
 }

@@ -9,6 +9,7 @@ import { parseTurtle, rdfEnvironment, terms } from './rdf-environment.js';
 import { SH, localName, shortName } from './rdf-vocabulary.js';
 import { schemaKeysByDescription } from './schema-pairing.js';
 import { ShapesIndex } from './shapes-index.js';
+import { isJsonObject } from '../../../../../kernel/json.js';
 
 export interface ShaclValidatorOptions {
   /** The shapes graph, as Turtle text. */
@@ -174,8 +175,4 @@ class ShapesValidator implements ShaclValidator {
 
 function blankLabel(term: Term | null): string {
   return term?.termType === 'BlankNode' ? term.value : '';
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

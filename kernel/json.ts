@@ -1,0 +1,7 @@
+/** A JSON object as parsed, its members not yet checked. */
+export type JsonObject = Record<string, unknown>;
+
+/** A JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
