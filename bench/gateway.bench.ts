@@ -18,8 +18,11 @@ export const PASSPORT_QUERY = `query Passport($model: String!, $version: String!
     model version label
     indicatorSpecifications { id indicatorType productCategory parameters { id weight fixedScore questions { id weight answers { id score } } } }
   }
-  impactHealth { status service version }
-  records(model: $model, version: $version, filter: {limit: ${RECORDS}}) { id model version payload }
+  health { impact { status service version } }
+  records(
+    filter: { conditions: [{ field: MODEL, operator: EQ, value: { string: $model } }, { field: VERSION, operator: EQ, value: { string: $version } }] }
+    first: ${RECORDS}
+  ) { nodes { id model version payload } }
 }`;
 
 type Gateways = 'inprocess' | 'inprocess_apollo' | 'distributed' | 'hive' | 'hive_nodedup';
@@ -86,7 +89,7 @@ export async function benchGateway(): Promise<Figure[]> {
     }
     const { inprocess: a, inprocess_apollo: aa, distributed: b, hive: h, hive_nodedup: hn } = c.sides;
     const summary =
-      `POST /graphql, query over the three subgraphs (modelVersion + indicatorSpecifications entity fetch, impactHealth, ${RECORDS} records), ` +
+      `POST /graphql, query over the three subgraphs (modelVersion + indicatorSpecifications entity fetch, health.impact, ${RECORDS} records), ` +
       `AUTH_MODE=none, NODE_ENV=production, 20 connections, median of ${c.rounds} alternating ${c.seconds} s rounds after warm-up; every server and the load generator in its own process on ${os.cpus().length} CPUs shared with the subgraph processes (1-min load average before the run ${round(loadBefore, 1)}); ` +
       `in-process ${round(a.result.rps, 0)} req/s p50 ${a.result.p50} ms p99 ${a.result.p99} ms ${round(a.cpuMs, 2)} ms CPU/req (whole system), ` +
       `in-process with GATEWAY_EXECUTOR=apollo ${round(aa.result.rps, 0)} req/s p50 ${aa.result.p50} ms p99 ${aa.result.p99} ms ${round(aa.cpuMs, 2)} ms CPU/req, ` +
@@ -161,10 +164,11 @@ async function sameAnswers(request: LoadRequest, targets: Record<Gateways, strin
   const answers: Record<string, unknown> = {};
   for (const [name, base] of Object.entries(targets)) {
     const response = await fetch(base + request.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) });
-    const body = (await response.json()) as { data?: { records?: Array<{ id: string }> }; errors?: unknown[] };
+    const body = (await response.json()) as { data?: { records?: { nodes: Array<{ id: string }> } }; errors?: unknown[] };
     if (response.status !== 200 || body.errors) throw new Error(`gateway.${name}: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
-    if (body.data?.records?.length !== RECORDS) throw new Error(`gateway.${name}: expected ${RECORDS} records, got ${body.data?.records?.length}`);
-    for (const record of body.data.records) record.id = '(id)';
+    const records = body.data?.records?.nodes;
+    if (records?.length !== RECORDS) throw new Error(`gateway.${name}: expected ${RECORDS} records, got ${records?.length}`);
+    for (const record of records) record.id = '(id)';
     answers[name] = body.data;
   }
   if (Object.values(answers).some((answer) => !isDeepStrictEqual(answer, answers.inprocess))) {

@@ -13,11 +13,11 @@ import { startServerProcess } from './processes.js';
  */
 const HOSTILE_DOCUMENTS: Record<string, (n: number) => string> = {
   // the issue's: 155 KB, refused by its tokens
-  repeated_selection_5000: () => `{${' models { model version label }'.repeat(5000)} }`,
+  repeated_selection_5000: () => `{${' modelVersions { model version label }'.repeat(5000)} }`,
   // the worst each limit lets through to validation (defaults: 3,000 tokens, 500 fields)
-  repeated_scalar_500: () => `{${' modelsCount'.repeat(500)} }`,
-  repeated_selection_250: () => `{${' models { model }'.repeat(250)} }`,
-  fragments_330: () => `${Array.from({ length: 330 }, (_, i) => `fragment F${i} on Query { modelsCount }`).join(' ')} {${Array.from({ length: 330 }, (_, i) => ` ...F${i}`).join('')} }`,
+  repeated_scalar_500: () => `{${' modelVersionCount'.repeat(500)} }`,
+  repeated_selection_250: () => `{${' modelVersions { model }'.repeat(250)} }`,
+  fragments_330: () => `${Array.from({ length: 330 }, (_, i) => `fragment F${i} on Query { modelVersionCount }`).join(' ')} {${Array.from({ length: 330 }, (_, i) => ` ...F${i}`).join('')} }`,
   // under the 1 MiB body limit: one string of 900 KB
   long_string: () => `{ modelVersion(model: "${'x'.repeat(900_000)}", version: "1") { model } }`,
 };

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
-import { parseRecordFilter } from '../subgraphs/models/domain/records/record-filter.js';
+import { parseRecordFilter } from '../kernel/records/record-filter.js';
 import { type Figure, percentile, round } from './figures.js';
 import { load } from './load.js';
 import { publishedCatalogEntry, sharedAssessment, sharedDataPresent, startBenchSystem } from './fixtures.js';

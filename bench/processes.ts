@@ -20,7 +20,8 @@ export interface ServerProcess {
  * `nodeArgs` go before the script (`--cpu-prof --cpu-prof-dir=…` profiles the process until it stops).
  */
 export function startServerProcess(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
-  return started(name, projectPath('dist', 'server', 'main.js'), nodeArgs, { LOG_LEVEL: 'info', ...env }, (line) => {
+  // One process unless asked: rssMb and cpuMs read this pid's /proc, not a cluster's workers'.
+  return started(name, projectPath('dist', 'server', 'main.js'), nodeArgs, { LOG_LEVEL: 'info', WORKERS: '1', ...env }, (line) => {
     const entry = JSON.parse(line) as { msg?: string; ports?: Record<string, number> };
     return entry.msg === 'started' ? entry.ports! : undefined;
   });

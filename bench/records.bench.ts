@@ -5,13 +5,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient } from '@libsql/client';
 import pg from 'pg';
-import { canonicalJson } from '../subgraphs/models/domain/records/canonical-json.js';
-import type { JsonValue } from '../subgraphs/models/domain/records/canonical-json.js';
+import { canonicalJson } from '../kernel/records/canonical-json.js';
+import type { JsonValue } from '../kernel/records/canonical-json.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
 import { type PayloadNumber, payloadNumbers } from '../subgraphs/models/store/record-numbers.js';
-import { parseRecordFilter } from '../subgraphs/models/domain/records/record-filter.js';
+import { parseRecordFilter } from '../kernel/records/record-filter.js';
 import { type Principal, recordNamespace } from '../subgraphs/models/domain/records/record-store.js';
-import { type Backend, translateQuery } from '../subgraphs/models/store/query-translator.js';
+import { type Backend, type SqlStatement, translateQuery, translateRead } from '../subgraphs/models/store/query-translator.js';
 import { type Figure, percentile, round } from './figures.js';
 import { load } from './load.js';
 import { SHARED_DATA, publishedCatalogEntry, sharedAssessment, sharedDataPresent, startBenchSystem } from './fixtures.js';
@@ -58,7 +58,8 @@ export const QUERIES: BenchQuery[] = [
 
 /**
  * The records store under 100,000 assessments (`records.<pg|sqlite>_100k.*`: three core `:query`
- * shapes, measured at the store level with the translated SQL's plan in the note) and `:create`
+ * shapes, measured at the store level with the translated SQL's plan in the note; on PostgreSQL
+ * also the 1,000th keyset page against the first, through the graph of a running system) and `:create`
  * with idempotency through the core facade at 20 connections (`records.<pg|sqlite>.create.*`).
  * PostgreSQL figures need the server at TEST_POSTGRES_URL (a database is created and dropped).
  */
@@ -102,10 +103,80 @@ async function queryFigures(backend: Backend, url: string): Promise<Figure[]> {
           `${RECORD_COUNT} assessments loaded in ${round(loadMs / 1000, 1)} s. Plan: ${plan}`,
       });
     }
+    if (backend === 'postgresql') figures.push(await pageFigure(url));
     return figures;
   } finally {
     await store.close();
   }
+}
+
+const PAGE_SIZE = 100;
+const LATE_PAGE = 1000;
+const PAGE_ROUNDS = 300;
+
+/**
+ * `records.pg_100k.page_1000_vs_1.p50_ratio`: the last page (the 1,000th of 100) ÷ the first,
+ * through the graph of a running system (POST /graphql `records(first: 100, after:)`), the two
+ * requests interleaved round after round so that load drifts reach both alike. The cursor of page
+ * 999's end comes first, from a keysOnly page (`pageInfo { endCursor }` of the first 99,900).
+ */
+async function pageFigure(url: string): Promise<Figure> {
+  const system = await startBenchSystem({ DATABASE_URL: url, AUTH_NONE_SUBJECT: OWNER.subject, AUTH_NONE_TENANT: OWNER.tenant! });
+  try {
+    const graph = graphClient(`http://127.0.0.1:${system.ports.gateway}/graphql`);
+    const skipped = await graph('query ($first: Int) { records(first: $first) { pageInfo { endCursor } } }', { first: (LATE_PAGE - 1) * PAGE_SIZE });
+    const cursor = (skipped as { records: { pageInfo: { endCursor: string } } }).records.pageInfo.endCursor;
+    const page = (after: string | null) => graph('query ($after: String) { records(first: 100, after: $after) { nodes { id } } }', { after });
+    const late = (await page(cursor)) as { records: { nodes: Array<{ id: string }> } };
+    const expected = Array.from({ length: PAGE_SIZE }, (_, i) => `assessment-${(LATE_PAGE - 1) * PAGE_SIZE + i}`);
+    if (JSON.stringify(late.records.nodes.map(({ id }) => id)) !== JSON.stringify(expected)) throw new Error('records page 1,000 does not hold records 99,900 to 99,999');
+    const [first, last] = await interleaved([() => page(null), () => page(cursor)], PAGE_ROUNDS);
+    const [p1, p1000] = [percentile(first, 50), percentile(last, 50)];
+    const plan = await explainStatement('postgresql', url, keysetStatement(cursor));
+    return {
+      id: 'records.pg_100k.page_1000_vs_1.p50_ratio',
+      value: round(p1000 / p1, 2),
+      unit: 'ratio',
+      target: 1.5,
+      better: 'lower',
+      note:
+        `POST /graphql records(first: ${PAGE_SIZE}, after:) { nodes { id } } on the running system (gateway → models subgraph → PostgreSQL), ` +
+        `${RECORD_COUNT} records, default order; p50 page ${LATE_PAGE} ${round(p1000, 2)} ms ÷ p50 page 1 ${round(p1, 2)} ms, ` +
+        `${PAGE_ROUNDS} interleaved rounds after 20 warm-up rounds (1-min load average ${round(os.loadavg()[0], 1)} on ${os.cpus().length} CPUs). ` +
+        `Page ${LATE_PAGE}'s plan: ${plan}`,
+    };
+  } finally {
+    await system.stop();
+  }
+}
+
+/** Each run's durations (ms), the runs taking turns round after round, after 20 warm-up rounds. */
+async function interleaved(runs: Array<() => Promise<unknown>>, rounds: number): Promise<number[][]> {
+  const durations = runs.map((): number[] => []);
+  for (let round = -20; round < rounds; round++) {
+    for (const [index, run] of runs.entries()) {
+      const started = performance.now();
+      await run();
+      if (round >= 0) durations[index]!.push(performance.now() - started);
+    }
+  }
+  return durations;
+}
+
+/** POSTs a query and returns its data; a GraphQL error fails the bench. */
+function graphClient(endpoint: string): (query: string, variables: Record<string, unknown>) => Promise<unknown> {
+  return async (query, variables) => {
+    const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    const body = (await response.json()) as { data?: unknown; errors?: unknown };
+    if (!response.ok || body.errors) throw new Error(`records page: ${response.status} ${JSON.stringify(body.errors)}`);
+    return body.data;
+  };
+}
+
+/** The statement of a page of 100 records after `cursor`, all model versions, as the page figure's request reads it. */
+function keysetStatement(cursor: string): SqlStatement {
+  const slice = { limit: PAGE_SIZE + 1, offset: 0, backwards: false, after: cursor, before: null };
+  return translateRead('postgresql', { where: [], sort: [], within: null }, OWNER, slice, true).search;
 }
 
 export async function timeQuery(run: () => Promise<unknown[]>): Promise<{ p50: number; runs: number; found: number }> {
@@ -126,7 +197,10 @@ export async function timeQuery(run: () => Promise<unknown[]>): Promise<{ p50: n
  * kept), EXPLAIN QUERY PLAN on SQLite.
  */
 export async function explain(backend: Backend, url: string, rawFilter: unknown): Promise<string> {
-  const { sql, values } = translateQuery(backend, parseRecordFilter(rawFilter), OWNER, MODEL_VERSION);
+  return explainStatement(backend, url, translateQuery(backend, parseRecordFilter(rawFilter), OWNER, MODEL_VERSION));
+}
+
+async function explainStatement(backend: Backend, url: string, { sql, values }: SqlStatement): Promise<string> {
   if (backend === 'sqlite') {
     const client = createClient({ url });
     try {

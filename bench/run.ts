@@ -15,6 +15,7 @@ import { benchSoak } from './soak.bench.js';
 import { benchGrowth } from './growth.bench.js';
 import { benchMemory } from './memory.bench.js';
 import { benchGraphqlLimits } from './graphql-limits.bench.js';
+import { benchScale } from './scale.bench.js';
 
 /**
  * Every group of figures, in run order; `--only <prefix>` runs the groups whose prefix matches. A
@@ -31,6 +32,7 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'records', run: benchRecords },
   { prefix: 'growth', run: benchGrowth },
   { prefix: 'memory', run: benchMemory },
+  { prefix: 'scale', run: benchScale },
   { prefix: 'soak', run: benchSoak, whenNamed: true },
 ];
 

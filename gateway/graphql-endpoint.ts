@@ -1,28 +1,35 @@
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
-import { isErrorCode } from '../kernel/errors.js';
+import { DomainError, isErrorCode } from '../kernel/errors.js';
 import { fromGraphQLError, isGraphQLRequestCode, toGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import type { Exchange, RequestPipeline } from './pipeline/pipeline.js';
 import { graphqlDoor, refusal } from './pipeline/graphql-door.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from './gateway.js';
-import { graphqlJsonBody, rejectUnreadableBody } from '../kernel/http/graphql-body.js';
+import { graphqlJsonBody, graphqlRefusal, rejectUnreadableBody } from '../kernel/http/graphql-body.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import { documentSizeGuard } from './document-size-guard.js';
+import { type TrustedDocuments, trustedDocumentsGuard } from './trusted-documents.js';
 import { noIntrospection } from '../kernel/graphql/no-introspection.js';
+import { graphiqlRoutes, noGraphiql } from './ide.js';
 
 export interface GraphQLEndpointOptions {
   gateway: Gateway;
   supergraphSdl: string;
   access: AccessControl;
   introspection: boolean;
+  /** GRAPHQL_IDE: GraphiQL for a browser's `GET /graphql` (ide.ts); default false. */
+  ide?: boolean;
   body: BodyLimits;
   /** Documents over these are refused before Apollo Server parses them (document-size-guard.ts). */
   limits: DocumentSizeLimits;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: only these documents run (trusted-documents.ts); null or absent: any document, and automatic persisted queries. */
+  trustedDocuments?: TrustedDocuments | null;
   /** The request concerns every door runs (request id, the log line of a server error). */
   pipeline: RequestPipeline;
 }
@@ -49,20 +56,54 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     // The process drains and stops everything itself (server/system.ts); Apollo's own handler would
     // re-raise SIGTERM after stopping only itself, killing the process before requests in flight end.
     stopOnTerminationSignals: false,
-    plugins: [door.plugin],
+    // Automatic persisted queries (Apollo Server's default) unless only trusted documents run: then
+    // the guard hands over listed texts only, and nothing may register another.
+    persistedQueries: options.trustedDocuments ? false : undefined,
+    // Apollo's landing page loads Apollo Sandbox from a CDN: offline it is an error page. Our own
+    // GraphiQL replaces it when GRAPHQL_IDE=true (ide.ts).
+    plugins: [door.plugin, ApolloServerPluginLandingPageDisabled()],
   });
   await server.start();
   const app = express();
   app.disable('x-powered-by');
+  const ide = options.ide ?? false;
+  // A browser's GET /graphql: GraphiQL, or a JSON 404 naming GRAPHQL_IDE; anything else goes on.
+  app.use(ide ? graphiqlRoutes('/graphql') : noGraphiql('/graphql'));
   app.use(
     '/graphql',
     door.open,
     graphqlJsonBody(options.body),
     documentSizeGuard(options.limits),
+    ...(options.trustedDocuments ? [trustedDocumentsGuard(options.trustedDocuments)] : []),
     expressMiddleware(server, { context: ({ req, res }) => authenticatedContext(options.access, req, door.exchangeFor(res)) }),
   );
+  gatewayRoutes(app, ide);
   app.use(rejectUnreadableBody);
   return { app, server };
+}
+
+/**
+ * The gateway port's other paths answer JSON, never express's HTML: `GET /` says where things are,
+ * `GET /health` is the liveness probe (public, like a subgraph port's), anything else is a 404 in
+ * the GraphQL error shape of this port's other refusals.
+ */
+function gatewayRoutes(app: Express, ide: boolean): void {
+  app.get('/', (_req, res) => {
+    res.json({ service: 'cerise-dpp-graphql-gateway', graphql: '/graphql', ide });
+  });
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.all(['/', '/health'], (_req, res) => {
+    res.set('allow', 'GET, HEAD');
+    refuse(res, new DomainError('METHOD_NOT_ALLOWED', 'method not allowed'));
+  });
+  app.use((_req, res) => refuse(res, new DomainError('NOT_FOUND', 'not found: this port serves /graphql, / and /health')));
+}
+
+function refuse(res: express.Response, error: DomainError): void {
+  const { status, headers, body } = graphqlRefusal(error);
+  res.status(status).set(headers).json(body);
 }
 
 /** The caller is authenticated before anything runs: UNAUTHORIZED (401) or AUTH_UNAVAILABLE (503). */

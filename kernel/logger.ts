@@ -32,11 +32,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       name: options.name,
       redact: { paths: redactPaths(headers), censor: CENSOR },
       serializers: { req: serializeRequest, res: serializeResponse, err: stdSerializers.err },
-      hooks: {
-        logMethod(args, method) {
-          method.apply(this, args.map((arg) => (typeof arg === 'string' ? maskCredentials(arg) : arg)) as typeof args);
-        },
-      },
+      // The line as written: the message and every field at any depth (`{ reason }`, `{ registryError }`).
+      hooks: { streamWrite: maskCredentials },
     },
     options.destination ?? pino.destination(1),
   );
@@ -62,15 +59,16 @@ function sanitizeUrl(url: string): string {
 }
 
 /**
- * Credentials that can hide in free text (an error's message): JWTs, `Bearer`/`Basic` values, and a
- * URL's `user:password@` and query string.
+ * Credentials that can hide in free text (an error's message) or in a JSON log line: JWTs,
+ * `Bearer`/`Basic` values, and a URL's `user:password@` and query string. A URL ends at white space,
+ * a quote or a backslash, so that a JSON line stays JSON.
  */
 export function maskCredentials(text: string): string {
   return text
     .replace(/\beyJ[\w-]*\.[\w-]*\.[\w-]*/g, CENSOR)
     .replace(/\b(Bearer|Basic)\s+[\w~+/.=-]+/gi, `$1 ${CENSOR}`)
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1')
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s?#]*)\?[^\s#]*/gi, '$1');
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"\\]*@/gi, '$1')
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s?#"\\]*)\?[^\s#"\\]*/gi, '$1');
 }
 
 /** Top-level and one-level-deep fields, and headers objects at the top or under any key (`req.headers`). */

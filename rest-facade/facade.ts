@@ -5,6 +5,7 @@ import { fromGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import { type AccessControl, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from '../gateway/gateway.js';
+import type { PreparedOperation } from '../gateway/executor/executor.js';
 import type { Exchange, RequestPipeline } from '../gateway/pipeline/pipeline.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { readJsonBody, readRawBody } from './http/json-body.js';
@@ -72,13 +73,18 @@ async function answerFor(options: FacadeOptions, req: IncomingMessage, match: Re
     if (route.authorize) await context.authorize(route.authorize);
     return route.local(request);
   }
-  const prepared = route.prepared!;
-  const variables = route.variables?.(request) ?? {};
-  exchange.operationName = prepared.operationName;
-  options.pipeline.operation({ exchange, operation: prepared.operation, fragments: prepared.fragments, schema: options.gateway.schema, variables });
-  const result = await options.gateway.execute(prepared, variables, context);
-  if (result.errors?.length) throw refusalOf(result.errors[0]!, exchange);
-  return route.respond(result.data, request);
+  let variables = route.variables?.(request) ?? {};
+  const preludeVariables = route.prelude?.variables(request, variables) ?? null;
+  if (preludeVariables !== null) variables = route.prelude!.merge(variables, await run(route.preparedPrelude!, preludeVariables));
+  return route.respond(await run(route.prepared!, variables), request);
+
+  async function run(prepared: PreparedOperation, variables: Record<string, unknown>): Promise<unknown> {
+    exchange.operationName = prepared.operationName;
+    options.pipeline.operation({ exchange, operation: prepared.operation, fragments: prepared.fragments, schema: options.gateway.schema, variables });
+    const result = await options.gateway.execute(prepared, variables, context);
+    if (result.errors?.length) throw refusalOf(result.errors[0]!, exchange);
+    return result.data;
+  }
 }
 
 /**

@@ -15,6 +15,9 @@ export interface OpenApiHead {
   bearer: boolean;
 }
 
+/** The error codes of a facade that authenticates no caller (DECISIONS section 2): only its own failure is common to every route. */
+export const WITHOUT_AUTHENTICATION = { commonErrors: ['INTERNAL_ERROR'], authErrors: [] } as const satisfies { commonErrors: readonly ErrorCode[]; authErrors: readonly ErrorCode[] };
+
 /** Codes every route with a JSON body (or a raw one) may answer before its operation runs. */
 const BODY_ERRORS: Record<'json' | 'raw', ErrorCode[]> = {
   json: ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],

@@ -57,7 +57,27 @@ interface RouteBase {
 export interface OperationRoute<TData, TVariables> extends RouteBase {
   operation: TypedDocumentNode<TData, TVariables>;
   variables?(request: FacadeRequest): TVariables;
+  /** An operation run first when the route needs what only the graph knows (a REST offset's cursor). */
+  prelude?: Prelude<TVariables>;
   respond(data: TData, request: FacadeRequest): FacadeResponse;
+}
+
+/** A route's operation run before its own, whose answer goes into the route's variables. */
+export interface Prelude<TVariables> {
+  operation: TypedDocumentNode<unknown, Record<string, unknown>>;
+  /** Its variables; null: not needed for this request. */
+  variables(request: FacadeRequest, main: TVariables): Record<string, unknown> | null;
+  /** The route's variables with what it answered. */
+  merge(main: TVariables, data: unknown): TVariables;
+}
+
+/** A prelude typed by its own operation and the route's variables. */
+export function prelude<TVariables, TData, TPreVariables extends Record<string, unknown>>(step: {
+  operation: TypedDocumentNode<TData, TPreVariables>;
+  variables(request: FacadeRequest, main: TVariables): TPreVariables | null;
+  merge(main: TVariables, data: TData): TVariables;
+}): Prelude<TVariables> {
+  return step as unknown as Prelude<TVariables>;
 }
 
 /** One of the few HTTP-only documents (OpenAPI, metrics, docs), answered by the facade itself. */
@@ -78,6 +98,7 @@ export type CompiledRoute = Route & {
   pattern: RegExp;
   names: string[];
   prepared?: PreparedOperation;
+  preparedPrelude?: PreparedOperation;
 };
 
 /**
@@ -86,7 +107,12 @@ export type CompiledRoute = Route & {
  * not on a client's request.
  */
 export function compileRoutes(routes: Route[], schema: GraphQLSchema): CompiledRoute[] {
-  return routes.map((route) => ({ ...route, ...compilePath(route.path), prepared: 'operation' in route ? prepared(route, route.operation, schema) : undefined }));
+  return routes.map((route) => ({
+    ...route,
+    ...compilePath(route.path),
+    prepared: 'operation' in route ? prepared(route, route.operation, schema) : undefined,
+    preparedPrelude: 'prelude' in route && route.prelude ? prepared(route, route.prelude.operation, schema) : undefined,
+  }));
 }
 
 function prepared(route: Route, document: DocumentNode, schema: GraphQLSchema): PreparedOperation {

@@ -50,12 +50,13 @@ const generated = await codegen({
   plugins: [{ typescriptOperations: {} }, { typedDocumentNode: {} }],
   pluginMap: { typescriptOperations, typedDocumentNode },
   config: {
-    // Free-form JSON is what the graph says it is: anything, or an object.
-    scalars: { JSON: 'unknown', JSONObject: 'Record<string, unknown>' },
+    // Free-form JSON is what the graph says it is: anything, or an object; an instant travels as its ISO 8601 string.
+    scalars: { JSON: 'unknown', JSONObject: 'Record<string, unknown>', DateTime: 'string' },
     strictScalars: true,
     enumsAsTypes: true,
     useTypeImports: true,
-    avoidOptionals: true,
+    // Output fields are always present (null when empty); input fields may be left out, as GraphQL allows.
+    avoidOptionals: { field: true, object: true, inputValue: false, defaultValue: false },
     skipTypename: true,
   },
 });

@@ -26,6 +26,10 @@ const profile = {
   BACKGROUND_PROJECT_DIR: path.join(root, 'examples', 'brightway-project'),
   METRICS_ENABLED: 'true',
   GRAPHQL_INTROSPECTION: 'true',
+  // GraphiQL at http://localhost:4000/graphql, from the installed packages (gateway/ide.ts).
+  GRAPHQL_IDE: 'true',
+  // One process on a developer's machine (`npm run serve`: one worker per core; docs/DEPLOYMENT.md).
+  WORKERS: '1',
 };
 
 // The server itself prints the AUTH_MODE=none warning at startup.

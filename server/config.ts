@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { type Env, ConfigError, InvalidValue, boolean, integer, list, oneOf, optional, string, url } from '../kernel/config/env.js';
 import { type AuthConfig, readAuthConfig } from '../kernel/identity/auth-config.js';
 import { LOG_LEVELS, type LogLevel } from '../kernel/logger.js';
@@ -5,10 +6,12 @@ import { DEFAULT_JSON_MAX_DEPTH } from '../kernel/json-depth.js';
 import type { ServerLimits } from '../kernel/http/http-server.js';
 import type { CatalogLocation } from '../subgraphs/models/adapters/catalog-source.js';
 import type { FetchPolicy } from '../subgraphs/models/adapters/artifact-fetcher.js';
+import { DEFAULT_STORE_LIMITS, type StoreLimits } from '../subgraphs/models/store/store-limits.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import type { OperationLimitValues } from '../gateway/pipeline/operation-limits.js';
 import { EXECUTOR_MODES, type ExecutorMode } from '../gateway/executor/executor.js';
+import { type TrustedDocuments, readTrustedDocuments } from '../gateway/trusted-documents.js';
 import { type IndicatorSettings, readIndicatorSettings } from './indicators-config.js';
 import { type ImpactSettings, readImpactSettings } from './impact-config.js';
 
@@ -29,6 +32,11 @@ export interface HttpConfig {
   maxJsonDepth: number;
   /** `SHUTDOWN_GRACE_MS`: how long a stopping process lets requests in flight finish. */
   shutdownGraceMs: number;
+  /**
+   * `SHUTDOWN_DRAIN_DELAY_MS`: how long a stopping process keeps serving, its readiness probes
+   * answering 503, before it stops accepting: the time a load balancer needs to take it out.
+   */
+  shutdownDrainDelayMs: number;
   /** Timeouts and the connection cap of every listener. */
   limits: ServerLimits;
 }
@@ -36,12 +44,18 @@ export interface HttpConfig {
 export interface RegistryConfig {
   catalog: CatalogLocation;
   fetch: FetchPolicy;
+  /** REGISTRY_REFRESH_MIN_INTERVAL_SECS: a refresh asked for sooner after the last one is 429. */
+  minRefreshIntervalSecs: number;
+  /** REGISTRY_CATALOG_POLL_SECS: how often a catalog URL is asked whether it changed; 0: never. */
+  catalogPollSecs: number;
 }
 
 export interface ModelsConfig {
   databaseUrl: string;
   /** How long an idempotency key is remembered (DECISIONS section 3 "create"). */
   idempotencyTtlSecs: number;
+  /** DATABASE_POOL_SIZE and the DATABASE_*_TIMEOUT_MS bounds of every wait on the store. */
+  storeLimits: StoreLimits;
   registry: RegistryConfig;
 }
 
@@ -50,12 +64,18 @@ export type GraphQLLimits = DocumentSizeLimits & OperationLimitValues;
 
 export interface SystemConfig {
   process: ProcessRole;
+  /** `WORKERS`: processes serving this role's ports together (server/workers.ts); 1: this process alone. */
+  workers: number;
   http: HttpConfig;
   auth: AuthConfig;
   logLevel: LogLevel;
   metricsEnabled: boolean;
   graphqlIntrospection: boolean;
+  /** GRAPHQL_IDE: GraphiQL for browsers at the gateway's `/graphql` (gateway/ide.ts). */
+  graphqlIde: boolean;
   graphqlLimits: GraphQLLimits;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the only documents `/graphql` runs; null: any document. */
+  graphqlTrustedDocuments: TrustedDocuments | null;
   /** GATEWAY_EXECUTOR (gateway/executor/executor.ts). */
   gatewayExecutor: ExecutorMode;
   /**
@@ -82,12 +102,16 @@ export function readSystemConfig(env: Env): SystemConfig {
   const http = readHttpConfig(env);
   return {
     process,
+    // One worker per core by default: a process serves requests on one core only.
+    workers: optional(env, 'WORKERS', integer({ min: 1 }), availableParallelism()),
     http,
     auth: readAuthConfig(env),
     logLevel: optional(env, 'LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
     metricsEnabled: optional(env, 'METRICS_ENABLED', boolean, false),
     graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION', boolean, false),
+    graphqlIde: optional(env, 'GRAPHQL_IDE', boolean, false),
     graphqlLimits: readGraphQLLimits(env),
+    graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayExecutor: optional(env, 'GATEWAY_EXECUTOR', oneOf(EXECUTOR_MODES), 'planned'),
     coreBaseUrl: optional(env, ['CORE_BASE_URL', 'HEX_CORE_BASE_URL'], url())?.href ?? null,
     models: runs('models') ? readModelsConfig(env) : undefined,
@@ -153,7 +177,19 @@ function readModelsConfig(env: Env): ModelsConfig {
   return {
     databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
     idempotencyTtlSecs: optional(env, 'IDEMPOTENCY_TTL_SECS', integer({ min: 1 }), 86400),
+    storeLimits: readStoreLimits(env),
     registry: readRegistryConfig(env),
+  };
+}
+
+/** Defaults and their reasons: store-limits.ts; sizing against max_connections: docs/DECISIONS.md. */
+function readStoreLimits(env: Env): StoreLimits {
+  const positive = integer({ min: 1 });
+  return {
+    poolSize: optional(env, 'DATABASE_POOL_SIZE', positive, DEFAULT_STORE_LIMITS.poolSize),
+    acquireTimeoutMs: optional(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', positive, DEFAULT_STORE_LIMITS.acquireTimeoutMs),
+    statementTimeoutMs: optional(env, 'DATABASE_STATEMENT_TIMEOUT_MS', positive, DEFAULT_STORE_LIMITS.statementTimeoutMs),
+    pingTimeoutMs: optional(env, 'DATABASE_PING_TIMEOUT_MS', positive, DEFAULT_STORE_LIMITS.pingTimeoutMs),
   };
 }
 
@@ -170,6 +206,7 @@ function readHttpConfig(env: Env): HttpConfig {
     maxRequestBytes: optional(env, 'SERVER_REQUEST_MAX_BYTES', integer({ min: 1 }), 1048576),
     maxJsonDepth: optional(env, 'SERVER_JSON_MAX_DEPTH', integer({ min: 1 }), DEFAULT_JSON_MAX_DEPTH),
     shutdownGraceMs: optional(env, 'SHUTDOWN_GRACE_MS', integer({ min: 0 }), 10000),
+    shutdownDrainDelayMs: optional(env, 'SHUTDOWN_DRAIN_DELAY_MS', integer({ min: 0 }), 0),
     limits: {
       headersTimeoutMs: optional(env, 'SERVER_HEADERS_TIMEOUT_MS', integer({ min: 1 }), 10_000),
       requestTimeoutMs: optional(env, 'SERVER_REQUEST_TIMEOUT_MS', integer({ min: 1 }), 30_000),
@@ -187,7 +224,11 @@ function readRegistryConfig(env: Env): RegistryConfig {
       requireHttps: optional(env, 'REGISTRY_REQUIRE_HTTPS', boolean, true),
       allowFileUrls: optional(env, 'REGISTRY_ALLOW_FILE_URLS', boolean, false),
       timeoutMs: optional(env, 'REGISTRY_FETCH_TIMEOUT_MS', integer({ min: 1 }), 10000),
+      // 16 MiB: eight times the largest published artifact (docs/DECISIONS.md, "Reliability and limits").
+      maxBytes: optional(env, 'REGISTRY_ARTIFACT_MAX_BYTES', integer({ min: 1 }), 16 * 1024 * 1024),
     },
+    minRefreshIntervalSecs: optional(env, 'REGISTRY_REFRESH_MIN_INTERVAL_SECS', integer({ min: 0 }), 5),
+    catalogPollSecs: optional(env, 'REGISTRY_CATALOG_POLL_SECS', integer({ min: 0 }), 30),
   };
 }
 

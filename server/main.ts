@@ -1,16 +1,28 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { ConfigError } from '../kernel/config/env.js';
-import { readSystemConfig } from './config.js';
+import { createLogger } from '../kernel/logger.js';
+import { type SystemConfig, readSystemConfig } from './config.js';
 import { startSystem } from './system.js';
+import { othersDrained, reportListening, superviseWorkers } from './workers.js';
 
 /**
  * `npm run serve`: configuration from the environment only, the way a deployment starts it.
- * A bad value fails with one line naming the variable and exit code 1.
+ * A bad value fails with one line naming the variable and exit code 1. With WORKERS > 1 this
+ * process is the primary of that many workers (server/workers.ts), each of which runs this too.
  */
 async function main(): Promise<void> {
-  let config;
+  const config = readConfig();
+  if (cluster.isPrimary && config.auth.mode === 'none') {
+    console.warn('WARNING: AUTH_MODE=none: authentication is disabled and every caller is the local identity. Never run this in production.');
+  }
+  if (cluster.isPrimary && config.workers > 1) superviseWorkers(config, createLogger({ level: config.logLevel }));
+  else await serve(config);
+}
+
+function readConfig(): SystemConfig {
   try {
-    config = readSystemConfig(process.env);
+    return readSystemConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`configuration error: ${error.message}`);
@@ -18,23 +30,39 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  if (config.auth.mode === 'none') {
-    console.warn('WARNING: AUTH_MODE=none: authentication is disabled and every caller is the local identity. Never run this in production.');
-  }
-  const system = await startSystem(config).catch((error: Error) => {
+}
+
+/** Runs the role in this process: alone, or as one of the primary's workers. */
+async function serve(config: SystemConfig): Promise<void> {
+  const starting = startSystem(config, { othersDrained: cluster.isWorker ? othersDrained : undefined }).catch((error: Error) => {
     console.error(`startup failed: ${error.message}`);
     process.exit(1);
   });
-  const shutdown = async (signal: string) => {
+  // Before the start completes: a signal then (the primary stops its workers whenever it is told
+  // to) waits for it and drains, rather than ending the process the default way.
+  onStopSignal(async (signal) => {
+    const system = await starting;
     system.logger.info({ signal }, 'stopping');
     await system.stop();
     process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  // Only once the handlers are in place: whoever reads this line may signal at once, and a signal
-  // that came before them would end the process without draining (the default action).
-  system.logger.info({ ports: system.ports, role: config.process.role }, 'started');
+  });
+  const system = await starting;
+  if (cluster.isWorker) {
+    system.logger.info({ ports: system.ports, worker: cluster.worker!.id }, 'worker listening');
+    reportListening(system.ports);
+  } else {
+    // Whoever reads this line may signal at once: the handlers are in place.
+    system.logger.info({ ports: system.ports, role: config.process.role }, 'started');
+  }
+}
+
+/**
+ * Every signal, not just the first: a worker gets Ctrl-C's SIGINT from the terminal and again from
+ * the primary, and a repeated signal must not cut a drain short.
+ */
+function onStopSignal(stop: (signal: NodeJS.Signals) => Promise<void>): void {
+  let stopping: Promise<void> | undefined;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void (stopping ??= stop(signal)));
 }
 
 await main();

@@ -161,7 +161,11 @@ async function realInput(baselinePath: string | undefined): Promise<SchemaCheckI
     committedSupergraph: await readCommittedSupergraph(),
     baselineSupergraph: baselinePath === undefined ? undefined : await readFile(baselinePath, 'utf8'),
     routes: FACADES.flatMap((facade) =>
-      routesForInspection(facade).flatMap((route) => ('operation' in route ? [{ name: `${facade.name} ${route.method} ${route.path}`, operation: print(route.operation) }] : [])),
+      routesForInspection(facade).flatMap((route) =>
+        'operation' in route
+          ? [route.operation, ...(route.prelude ? [route.prelude.operation] : [])].map((operation) => ({ name: `${facade.name} ${route.method} ${route.path}`, operation: print(operation) }))
+          : [],
+      ),
     ),
     allowList: parseAllowList(await readFile(ALLOW_LIST_PATH, 'utf8')),
   };

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { GraphQLError, type GraphQLSchema, execute, getOperationAST } from 'graphql';
+import { GraphQLError, type GraphQLSchema, getOperationAST } from 'graphql';
+import { executeSubgraph } from '../kernel/graphql/execute-subgraph.js';
 import { DocumentCache } from '../kernel/graphql/document-cache.js';
 import { type DomainError, toDomainError } from '../kernel/errors.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
@@ -76,7 +77,7 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
         return void refuse(res, toDomainError(error), exchange);
       }
     }
-    const result = await execute({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
+    const result = await executeSubgraph({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
     if (result.errors) record(exchange, result.errors);
     res.json(result);
   });

@@ -28,10 +28,12 @@ import { serverErrorLog } from '../gateway/pipeline/server-error-log.js';
 import { SUBGRAPH_NAMES, type SubgraphName, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
 import { ArtifactFetcher } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { catalogSource } from '../subgraphs/models/adapters/catalog-source.js';
-import { ModelRegistry } from '../subgraphs/models/domain/registry/model-registry.js';
+import { WorkerArtifactPreparer } from '../subgraphs/models/adapters/artifact-preparer.js';
+import { ModelRegistry, type RefreshReport } from '../subgraphs/models/domain/registry/model-registry.js';
 import { AdminService } from '../subgraphs/models/domain/admin/admin-service.js';
 import { RecordService } from '../subgraphs/models/domain/records/record-service.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
+import { openRegistryNotifier } from '../subgraphs/models/store/registry-notifier.js';
 import { createFacade } from '../rest-facade/facade.js';
 import { compileRoutes } from '../rest-facade/route-table.js';
 import { CORE_OPENAPI_VERSION } from '../rest-facade/core/routes.js';
@@ -46,6 +48,7 @@ import { BrightwayProjectReader } from '../subgraphs/impact/adapters/brightway-p
 import type { SystemConfig } from './config.js';
 import { subgraphApp } from './subgraph-server.js';
 import { drain } from './drain.js';
+import { stoppingAware } from './stopping.js';
 
 export interface RunningSystem {
   /** Bound ports by listener name (`core`, `gateway`, `subgraph:models`, …); useful with port 0. */
@@ -64,10 +67,21 @@ interface Process {
   pipeline: RequestPipeline;
   closers: Array<() => Promise<void>>;
   listeners: Record<string, Server>;
+  /** Told to stop: the probes answer 503 (server/stopping.ts). */
+  stopping: boolean;
+}
+
+export interface SystemOptions {
+  logger?: Logger;
+  /**
+   * Awaited on stop between the drain of the other listeners and the core facade's, at most until
+   * the deadline (epoch milliseconds): a worker's core serves its siblings too (server/workers.ts).
+   */
+  othersDrained?: (deadline: number) => Promise<void>;
 }
 
 /** Starts what the configuration's process role asks for (DECISIONS section 1). */
-export async function startSystem(config: SystemConfig, options: { logger?: Logger } = {}): Promise<RunningSystem> {
+export async function startSystem(config: SystemConfig, options: SystemOptions = {}): Promise<RunningSystem> {
   // The logger redacts the authenticator's credential headers, and the authenticator logs key set
   // failures through that logger: it is reached lazily, once both exist.
   let logger = options.logger;
@@ -75,7 +89,7 @@ export async function startSystem(config: SystemConfig, options: { logger?: Logg
   logger ??= createLogger({ level: config.logLevel, sensitiveHeaders: authenticator.credentialHeaders });
   const access = { authenticator, authorizer: new Authorizer(config.auth.policy) };
   const metrics = new ServiceMetrics();
-  const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger), closers: [], listeners: {} };
+  const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger), closers: [], listeners: {}, stopping: false };
   try {
     await startRole(proc);
   } catch (error) {
@@ -84,7 +98,7 @@ export async function startSystem(config: SystemConfig, options: { logger?: Logg
   }
   const ports = Object.fromEntries(Object.entries(proc.listeners).map(([name, server]) => [name, (server.address() as AddressInfo).port]));
   let stopping: Promise<void> | undefined;
-  return { ports, logger, services: built.get(proc) ?? {}, stop: () => (stopping ??= stopAll(proc)) };
+  return { ports, logger, services: built.get(proc) ?? {}, stop: () => (stopping ??= stopGracefully(proc, options.othersDrained)) };
 }
 
 /**
@@ -137,8 +151,10 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     supergraphSdl,
     access: proc.access,
     introspection: proc.config.graphqlIntrospection,
+    ide: proc.config.graphqlIde,
     body: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
     limits: proc.config.graphqlLimits,
+    trustedDocuments: proc.config.graphqlTrustedDocuments,
     pipeline: proc.pipeline,
   });
   proc.closers.push(() => endpoint.server.stop());
@@ -186,14 +202,25 @@ function coreBaseUrl(proc: Process): () => string {
 
 async function modelsServices(proc: Process): Promise<SubgraphServices['models']> {
   const models = proc.config.models!;
-  const store = await openRecordStore(models.databaseUrl, { idempotencyTtlSecs: models.idempotencyTtlSecs });
+  const store = await openRecordStore(models.databaseUrl, { idempotencyTtlSecs: models.idempotencyTtlSecs, limits: models.storeLimits });
   proc.closers.push(() => store.close());
   const fetcher = new ArtifactFetcher(models.registry.fetch);
-  const registry = new ModelRegistry(catalogSource(models.registry.catalog, fetcher), fetcher, {
-    refreshed: (count) => proc.metrics.registryModels(count),
+  const preparer = new WorkerArtifactPreparer();
+  proc.closers.push(() => preparer.close());
+  const notifier = openRegistryNotifier(models.databaseUrl, models.storeLimits, proc.logger);
+  if (notifier) proc.closers.push(() => notifier.close());
+  const minRefreshIntervalMs = models.registry.minRefreshIntervalSecs * 1000;
+  const sources = { catalog: catalogSource(models.registry.catalog, fetcher), artifacts: fetcher, preparer, minRefreshIntervalMs, notifier };
+  const registry = new ModelRegistry(sources, {
+    refreshed: (report) => {
+      proc.metrics.registryModels(report.models_found);
+      logProblems(proc.logger, report);
+    },
     validated: (report) => report.results.forEach((r) => proc.metrics.validation(r.kind, r.passed)),
+    backgroundRefreshFailed: (error) => proc.logger.warn({ reason: error.message }, 'registry: a refresh no caller asked for failed; the loaded models stay in use'),
   });
   await initialLoad(proc, registry);
+  pollCatalog(proc, registry);
   const admin = new AdminService(
     registry,
     store,
@@ -210,12 +237,37 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
  */
 async function initialLoad(proc: Process, registry: ModelRegistry): Promise<void> {
   try {
-    const report = await registry.refresh();
-    for (const error of report.errors) proc.logger.warn({ registryError: error }, 'registry: artifact problem');
+    const report = await registry.load();
     proc.logger.info({ models: report.models_found }, 'registry loaded');
   } catch (error) {
     proc.logger.error({ reason: (error as Error).message }, 'registry: catalog could not be loaded; not ready until a refresh succeeds');
   }
+}
+
+/**
+ * REGISTRY_CATALOG_POLL_SECS, for a catalog URL: each check starts a full interval after the last
+ * one ended, so that a slow catalog host never has two at once.
+ */
+function pollCatalog(proc: Process, registry: ModelRegistry): void {
+  const { catalog, catalogPollSecs } = proc.config.models!.registry;
+  if (catalog.kind !== 'url' || catalogPollSecs === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const next = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void registry.checkCatalog().finally(next), catalogPollSecs * 1000);
+    timer.unref();
+  };
+  proc.closers.push(async () => {
+    stopped = true;
+    clearTimeout(timer);
+  });
+  next();
+}
+
+/** Every refresh's artifact problems, at start-up and later ones alike. */
+function logProblems(logger: Logger, report: RefreshReport): void {
+  for (const error of report.errors) logger.warn({ registryError: error }, 'registry: artifact problem');
 }
 
 /** A listener's port once it listens (port 0 picks one then); undefined if this process has none. */
@@ -226,7 +278,7 @@ function boundPort(proc: Process, listener: string): number | undefined {
 /** `handler`: an express app, or a facade's request listener; `refuse`: the envelope of its own refusals. */
 function listen(proc: Process, name: string, port: number, handler: RequestListener, refuse: Refusal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const server = httpServer(handler, proc.config.http.limits, refuse).listen(port, proc.config.http.host);
+    const server = httpServer(stoppingAware(name, handler, () => proc.stopping), proc.config.http.limits, refuse).listen(port, proc.config.http.host);
     server.once('listening', () => {
       proc.listeners[name] = server;
       resolve();
@@ -236,15 +288,28 @@ function listen(proc: Process, name: string, port: number, handler: RequestListe
 }
 
 /**
+ * A stop asked for (SIGTERM, tests): the probes answer 503 at once, and for SHUTDOWN_DRAIN_DELAY_MS
+ * everything else is still served, so that a load balancer takes this process out before it stops
+ * accepting (server/stopping.ts); then the drain.
+ */
+async function stopGracefully(proc: Process, othersDrained?: SystemOptions['othersDrained']): Promise<void> {
+  proc.stopping = true;
+  await new Promise((resolve) => setTimeout(resolve, proc.config.http.shutdownDrainDelayMs));
+  await stopAll(proc, othersDrained);
+}
+
+/**
  * Stops without losing an answered write (SIGTERM, tests): every listener stops accepting and lets
  * its requests in flight finish within SHUTDOWN_GRACE_MS; the core facade goes last, because the
- * indicator service's computations in flight validate through it (by default this very process).
- * Then the gateway, and the store last of all (the closers, in reverse order of creation).
+ * indicator service's computations in flight validate through it (by default this very process,
+ * or with WORKERS any of them: `othersDrained`). Then the gateway, and the store last of all (the
+ * closers, in reverse order of creation).
  */
-async function stopAll(proc: Process): Promise<void> {
+async function stopAll(proc: Process, othersDrained?: SystemOptions['othersDrained']): Promise<void> {
   const deadline = Date.now() + proc.config.http.shutdownGraceMs;
   const { core, ...dependents } = proc.listeners;
   await drain(Object.values(dependents), deadline);
+  await othersDrained?.(deadline);
   if (core) await drain([core], deadline);
   for (const close of proc.closers.reverse()) await close().catch(() => undefined);
   proc.closers = [];

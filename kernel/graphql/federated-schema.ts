@@ -1,6 +1,6 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { type GraphQLSchema, parse } from 'graphql';
+import { type GraphQLArgument, type GraphQLSchema, isObjectType, parse } from 'graphql';
 import { type AuthChecker, type BuildSchemaOptions, buildSchema, createResolversMap } from 'type-graphql';
 import type { RequestContext } from './request-context.js';
 import type { Operation } from '../identity/authorization.js';
@@ -74,6 +74,28 @@ export async function buildFederatedSchema(
       },
     };
   }
+  describeRootTypes(schema);
+  argumentsInDeclaredOrder(schema);
   const typeDefs = parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(schema)}`);
   return buildSubgraphSchema({ typeDefs, resolvers: resolvers as never });
+}
+
+/** type-graphql gives the root types no description; every subgraph gives them the same one. */
+function describeRootTypes(schema: GraphQLSchema): void {
+  const query = schema.getQueryType();
+  const mutation = schema.getMutationType();
+  if (query) query.description = 'What you can read: model versions and their questionnaires, records, service health';
+  if (mutation) mutation.description = 'What you can change: records, read grants, computations, the registry';
+}
+
+/**
+ * type-graphql lists a field's arguments last parameter first (parameter decorators run in reverse
+ * order), which put `version` before `model`; the graph shows them in the order the resolver
+ * declares them.
+ */
+function argumentsInDeclaredOrder(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !isObjectType(type)) continue;
+    for (const field of Object.values(type.getFields())) (field.args as GraphQLArgument[]).reverse();
+  }
 }

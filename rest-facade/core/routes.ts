@@ -9,14 +9,17 @@ import {
   CoreQueryRecordsDocument,
   CoreReadinessDocument,
   CoreRefreshRegistryDocument,
+  CoreSkipRecordsDocument,
   CoreStatusDocument,
   CoreValidateDocument,
   CoreVersionDocument,
-  type CoreValidateQuery,
+  type CoreQueryRecordsQueryVariables,
 } from '../generated/operations.js';
 import { objectBody, objectMember, replayHeaders } from '../http/envelopes.js';
 import { jsonContent, ok, pathParameter, ref } from '../http/openapi-parts.js';
-import { type FacadeRequest, type FacadeResponse, type Route, operationRoute } from '../route-table.js';
+import { type FacadeRequest, type FacadeResponse, type Route, operationRoute, prelude } from '../route-table.js';
+import { type RecordQueryVariables, afterSkipped, recordQueryVariables, skipVariables } from '../http/record-query.js';
+import { artifactKindOf, modelNotFound, registryError, restReport } from './graph-terms.js';
 import { coreErrors } from './errors.js';
 import { CORE_SCHEMAS } from './schemas.js';
 
@@ -28,6 +31,12 @@ const modelParameters = [pathParameter('model', 'model id'), pathParameter('vers
 
 const json = (body: unknown, status = 200): FacadeResponse => ({ status, body });
 const modelVersion = (request: FacadeRequest) => ({ model: request.params.model!, version: request.params.version! });
+
+/** The model version of the URL, which the registry must hold (404 MODEL_NOT_FOUND otherwise). */
+function found<T>(version: T | null, request: FacadeRequest): T {
+  if (version === null) throw modelNotFound(modelVersion(request));
+  return version;
+}
 
 /** The core service (doc 01): each path is one GraphQL operation of core/operations.graphql. */
 export const coreFacade: Facade = {
@@ -45,7 +54,7 @@ export const coreFacade: Facade = {
       body: 'json',
       operation: CoreValidateDocument,
       variables: (request) => ({ ...modelVersion(request), payload: objectMember(objectBody(request.body), 'payload', true)! }),
-      respond: (data) => json(restReport(data.validate)),
+      respond: (data, request) => json(restReport(found(data.modelVersion, request).validation)),
       openapi: {
         summary: 'validate a payload (200 with passed:false for an invalid payload)',
         parameters: modelParameters,
@@ -61,9 +70,11 @@ export const coreFacade: Facade = {
       operation: CoreCreateRecordDocument,
       // No header is an empty key, which the domain refuses (MISSING_IDEMPOTENCY_KEY) like a blank one.
       variables: (request) => ({
-        ...modelVersion(request),
-        payload: objectMember(objectBody(request.body), 'payload', true)!,
-        idempotencyKey: request.header('idempotency-key') ?? '',
+        input: {
+          ...modelVersion(request),
+          payload: objectMember(objectBody(request.body), 'payload', true)!,
+          idempotencyKey: request.header('idempotency-key') ?? '',
+        },
       }),
       respond: ({ createRecord: c }) => ({ status: 200, headers: replayHeaders(c.replayed), body: c.record }),
       openapi: {
@@ -78,22 +89,30 @@ export const coreFacade: Facade = {
           },
         },
       },
-      errors: ['MODEL_NOT_FOUND', 'MISSING_IDEMPOTENCY_KEY', 'IDEMPOTENCY_CONFLICT', 'RECORD_CONFLICT', 'VALIDATION_FAILED', 'VALIDATOR_ERROR', 'STORE_ERROR'],
+      errors: ['MODEL_NOT_FOUND', 'MISSING_IDEMPOTENCY_KEY', 'IDEMPOTENCY_CONFLICT', 'RECORD_CONFLICT', 'VALIDATION_FAILED', 'VALIDATOR_ERROR', 'STORE_ERROR', 'STORE_BUSY'],
     }),
     operationRoute({
       method: 'POST',
       path: `${MODEL_VERSION}:query`,
       body: 'json',
       operation: CoreQueryRecordsDocument,
-      variables: (request) => ({ ...modelVersion(request), filter: objectBody(request.body).filter ?? null }),
-      respond: (data) => json({ records: data.records }),
+      variables: (request) => ({ ...modelVersion(request), ...recordQueryVariables(objectBody(request.body).filter) }),
+      prelude: prelude({
+        operation: CoreSkipRecordsDocument,
+        variables: (request, main: CoreQueryRecordsQueryVariables) => {
+          const skip = skipVariables(objectBody(request.body).filter, main as RecordQueryVariables);
+          return skip && { model: main.model, version: main.version, ...skip };
+        },
+        merge: (main, data) => afterSkipped(main as RecordQueryVariables & CoreQueryRecordsQueryVariables, data.modelVersion?.records.pageInfo.endCursor),
+      }),
+      respond: (data, request) => json({ records: found(data.modelVersion, request).records.nodes }),
       openapi: {
         summary: 'query records of this model version',
         parameters: modelParameters,
         requestBody: jsonContent({ type: 'object', properties: { filter: ref('Filter') } }),
         responses: ok('matching records', { type: 'object', properties: { records: { type: 'array', items: ref('Record') } } }),
       },
-      errors: ['MODEL_NOT_FOUND', 'STORE_ERROR'],
+      errors: ['MODEL_NOT_FOUND', 'STORE_ERROR', 'STORE_BUSY'],
     }),
     {
       // A version segment without an operation, or with one the contract does not name (DECISIONS section 3).
@@ -109,7 +128,7 @@ export const coreFacade: Facade = {
       method: 'GET',
       path: '/models',
       operation: CoreModelsDocument,
-      respond: (data) => json({ models: data.models.map((m) => ({ id: m.model, version: m.version, ...(m.label ? { label: m.label } : {}) })) }),
+      respond: (data) => json({ models: data.modelVersions.map((m) => ({ id: m.model, version: m.version, ...(m.label ? { label: m.label } : {}) })) }),
       openapi: {
         summary: 'list the models',
         responses: ok('models sorted by id, then version', {
@@ -132,7 +151,7 @@ export const coreFacade: Facade = {
       method: 'GET',
       path: '/admin/health',
       operation: CoreHealthDocument,
-      respond: (data) => json({ status: data.coreHealth.status, uptime_seconds: data.coreHealth.uptimeSeconds }),
+      respond: ({ health: { registry: h } }) => json({ status: h.status, uptime_seconds: h.uptimeSeconds }),
       openapi: {
         summary: 'liveness probe (no authentication)',
         authenticated: false,
@@ -143,7 +162,7 @@ export const coreFacade: Facade = {
       method: 'GET',
       path: '/admin/version',
       operation: CoreVersionDocument,
-      respond: ({ coreVersion: v }) => json({ service: v.service, service_version: v.serviceVersion, openapi_version: v.openapiVersion }),
+      respond: ({ health: { version: v } }) => json({ service: v.service, service_version: v.serviceVersion, openapi_version: v.openapiVersion }),
       openapi: {
         summary: 'service and OpenAPI version',
         responses: ok('version info', { type: 'object', properties: { service: { type: 'string' }, service_version: { type: 'string' }, openapi_version: { type: 'string' } } }),
@@ -153,14 +172,14 @@ export const coreFacade: Facade = {
       method: 'GET',
       path: '/admin/models/count',
       operation: CoreModelsCountDocument,
-      respond: (data) => json({ models_count: data.modelsCount }),
+      respond: (data) => json({ models_count: data.modelVersionCount }),
       openapi: { summary: 'number of indexed models', responses: ok('model count', { type: 'object', properties: { models_count: { type: 'integer' } } }) },
     }),
     operationRoute({
       method: 'GET',
       path: '/admin/ready',
       operation: CoreReadinessDocument,
-      respond: ({ coreReadiness: r }) =>
+      respond: ({ health: { readiness: r } }) =>
         r.ready ? json({ status: 'ready', models_available: r.modelsAvailable, store: r.store }) : json({ status: 'not_ready', reasons: r.reasons }, 503),
       openapi: {
         summary: 'readiness probe',
@@ -174,13 +193,18 @@ export const coreFacade: Facade = {
       method: 'GET',
       path: '/admin/status',
       operation: CoreStatusDocument,
-      respond: ({ coreStatus: s }) =>
+      respond: ({ health: { status: s } }) =>
         json({
           status: 'ok',
           uptime_seconds: s.uptimeSeconds,
           service: s.service,
           service_version: s.serviceVersion,
-          registry: { models_loaded: s.registry.modelsLoaded, last_refresh_at: s.registry.lastRefreshAt, errors: s.registry.errors },
+          registry: {
+            models_loaded: s.registry.modelsLoaded,
+            last_refresh_at: s.registry.lastRefreshAt,
+            catalog_revision: s.registry.catalogRevision,
+            errors: s.registry.errors.map(registryError),
+          },
           store: { backend: s.storeBackend },
           auth: { mode: s.authMode },
           metrics_enabled: s.metricsEnabled,
@@ -207,15 +231,17 @@ export const coreFacade: Facade = {
       method: 'POST',
       path: '/admin/registry/refresh',
       operation: CoreRefreshRegistryDocument,
-      respond: ({ refreshRegistry: r }) => json({ refreshed_at: r.refreshedAt, models_found: r.modelsFound, errors: r.errors }),
+      respond: ({ refreshRegistry: r }) => json({ refreshed_at: r.refreshedAt, models_found: r.modelsFound, errors: r.errors.map(registryError) }),
       openapi: {
-        summary: 'reload the catalog and artifacts (REGISTRY_ERROR when the catalog cannot be loaded: the previous index stays)',
+        summary:
+          'reload the catalog and artifacts (REGISTRY_ERROR when the catalog cannot be loaded: the previous index stays; ' +
+          'TOO_MANY_REQUESTS with Retry-After within REGISTRY_REFRESH_MIN_INTERVAL_SECS of the last refresh)',
         responses: ok('refresh report', {
           type: 'object',
           properties: { refreshed_at: { type: 'string', format: 'date-time' }, models_found: { type: 'integer' }, errors: { type: 'array', items: ref('RegistryError') } },
         }),
       },
-      errors: ['REGISTRY_ERROR'],
+      errors: ['REGISTRY_ERROR', 'TOO_MANY_REQUESTS'],
     }),
   ],
 };
@@ -225,9 +251,9 @@ function artifactRoute(kind: 'schema' | 'shacl' | 'owl', label: string, mediaTyp
     method: 'GET',
     path: `${MODEL_VERSION}/${kind}`,
     operation: CoreArtifactDocument,
-    variables: (request) => ({ ...modelVersion(request), kind }),
+    variables: (request) => ({ ...modelVersion(request), kind: artifactKindOf(kind) }),
     respond: (data, request) => {
-      const { mediaType: served, etag, content } = data.modelVersion.artifact;
+      const { mediaType: served, etag, content } = found(data.modelVersion, request).artifact;
       const headers = { etag, 'content-type': served };
       if (etagMatches(request.header('if-none-match'), etag)) return { status: 304, headers };
       return { status: 200, headers, body: content };
@@ -247,16 +273,4 @@ function artifactRoute(kind: 'schema' | 'shacl' | 'owl', label: string, mediaTyp
 function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-type GqlReport = CoreValidateQuery['validate'];
-
-/** Optional violation extras (`constraint`, `value`) come back from GraphQL as null; the REST report omits them. */
-function restReport(report: GqlReport) {
-  const violation = ({ constraint, value, ...rest }: GqlReport['results'][number]['violations'][number]) => ({
-    ...rest,
-    ...(constraint === null ? {} : { constraint }),
-    ...(value === null ? {} : { value }),
-  });
-  return { passed: report.passed, results: report.results.map((r) => ({ ...r, violations: r.violations.map(violation) })) };
 }

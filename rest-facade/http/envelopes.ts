@@ -5,12 +5,21 @@ import { isJsonObject } from '../../kernel/json.js';
 /** Renders an error whose status is known into one facade's envelope. */
 export type Envelope = (status: number, error: DomainError) => FacadeResponse;
 
-/** `{code, message, details}` with `details` always present (null when empty). */
+/**
+ * `{code, message, details}` with `details` always present (null when empty). A 401 challenges for
+ * a bearer token; an error that says when to come back (`details.retry_after_seconds`) says it in
+ * `Retry-After` too.
+ */
 export const codeEnvelope: Envelope = (status, error) => ({
   status,
-  headers: status === 401 ? { 'www-authenticate': 'Bearer' } : ({} as Record<string, string>),
+  headers: { ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...retryAfter(error) },
   body: { code: error.code, message: error.message, details: error.details ?? null },
 });
+
+function retryAfter(error: DomainError): Record<string, string> {
+  const seconds = (error.details as { retry_after_seconds?: unknown } | null)?.retry_after_seconds;
+  return typeof seconds === 'number' ? { 'retry-after': String(seconds) } : {};
+}
 
 /**
  * An error policy: every code answers its own status (ERROR_STATUSES) unless the facade's contract

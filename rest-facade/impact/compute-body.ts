@@ -3,7 +3,7 @@ import { DEFAULT_JSON_MAX_DEPTH, depthExceededAt } from '../../kernel/json-depth
 
 /**
  * FastAPI's reading of a request body, which the impact facade keeps (DECISIONS section 6): an HTTP
- * concern, so it lives here, not in the impact domain (which validates a parsed request).
+ * concern, so it lives here, not in the impact domain (compute-request.ts then validates the parsed body).
  *
  * A raw request body as FastAPI reads it: no bytes is no body (`undefined`); a UTF-8 BOM is skipped
  * (Python decodes bytes as `utf-8-sig`); text that is not JSON is a 422 `json_invalid` located where

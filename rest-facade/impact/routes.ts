@@ -3,10 +3,12 @@ import path from 'node:path';
 import { DomainError } from '../../kernel/errors.js';
 import { IMPACT_SERVICE_VERSION } from '../../kernel/service-identities.js';
 import type { Facade } from '../facades.js';
+import { WITHOUT_AUTHENTICATION } from '../openapi.js';
 import { ImpactCapabilitiesDocument, ImpactComputeDocument, ImpactHealthDocument } from '../generated/operations.js';
 import { jsonContent, ok } from '../http/openapi-parts.js';
 import { type FacadeResponse, operationRoute } from '../route-table.js';
 import { parseComputeBody } from './compute-body.js';
+import { computeImpactInput, validateComputeRequest } from './compute-request.js';
 import { impactErrors } from './errors.js';
 import { SWAGGER_UI_ASSETS, swaggerUiHtml } from './swagger-ui.js';
 
@@ -53,15 +55,14 @@ export const impactFacade: Facade = {
   errors: impactErrors,
   openapi: {
     head: { title: 'Impact calculation service', version: IMPACT_SERVICE_VERSION, schemas: {}, errorSchema: detailError, bearer: false },
-    commonErrors: ['INTERNAL_ERROR'],
-    authErrors: [],
+    ...WITHOUT_AUTHENTICATION,
   },
   routes: (context) => [
     operationRoute({
       method: 'GET',
       path: '/health',
       operation: ImpactHealthDocument,
-      respond: ({ impactHealth: h }) => ({
+      respond: ({ health: { impact: h } }) => ({
         status: 200,
         body: { status: h.status, service: h.service, version: h.version, core_base_url: h.coreBaseUrl, background_project_dir: h.backgroundProjectDir },
       }),
@@ -97,13 +98,16 @@ export const impactFacade: Facade = {
       errors: ['BACKGROUND_PROJECT_UNAVAILABLE'],
     }),
     operationRoute({
-      // FastAPI reads the body whatever its content type; malformed JSON is a 422 in its own shape.
+      // FastAPI reads the body whatever its content type; malformed JSON and a body its schema refuses are 422s in its own shape.
       method: 'POST',
       path: '/compute',
       body: 'raw',
       operation: ImpactComputeDocument,
-      variables: (request) => ({ request: parseComputeBody(request.body as Buffer, context.maxJsonDepth) ?? null }),
-      // The mutation always fails (501 or 422); data without an error would be a broken subgraph.
+      variables: (request) => {
+        const body = parseComputeBody(request.body as Buffer, context.maxJsonDepth);
+        return { input: computeImpactInput(validateComputeRequest(body)) };
+      },
+      // The mutation always fails (CALCULATION_NOT_IMPLEMENTED, 501); data without an error would be a broken subgraph.
       respond: () => {
         throw new DomainError('INTERNAL_ERROR', 'internal error');
       },

@@ -1,7 +1,9 @@
 import type { Facade } from '../facades.js';
+import { WITHOUT_AUTHENTICATION } from '../openapi.js';
 import { IndicatorComputeDocument, type IndicatorComputeMutation, IndicatorHealthDocument } from '../generated/operations.js';
 import { jsonContent, ok, ref } from '../http/openapi-parts.js';
 import { type FacadeResponse, operationRoute } from '../route-table.js';
+import { computeVariables } from './compute-body.js';
 import { indicatorErrors } from './errors.js';
 import { INDICATOR_SCHEMAS } from './schemas.js';
 import { PROJECT_VERSION } from '../../kernel/project.js';
@@ -14,15 +16,14 @@ export const indicatorsFacade: Facade = {
   errors: indicatorErrors,
   openapi: {
     head: { title: 'Indicator computation service', version: PROJECT_VERSION, schemas: INDICATOR_SCHEMAS, errorSchema: ref('Error'), bearer: false },
-    commonErrors: ['INTERNAL_ERROR'],
-    authErrors: [],
+    ...WITHOUT_AUTHENTICATION,
   },
   routes: (context) => [
     operationRoute({
       method: 'GET',
       path: '/health',
       operation: IndicatorHealthDocument,
-      respond: ({ indicatorHealth: h }) =>
+      respond: ({ health: { indicators: h } }) =>
         json({
           status: h.status,
           model_family: h.modelFamily,
@@ -44,12 +45,11 @@ export const indicatorsFacade: Facade = {
       openapi: { summary: 'this document', responses: ok('OpenAPI 3.1', { type: 'object' }) },
     },
     operationRoute({
-      // The whole body is the request: the domain reports every problem of its shape at once.
       method: 'POST',
       path: '/compute',
       body: 'json',
       operation: IndicatorComputeDocument,
-      variables: (request) => ({ request: request.body }),
+      variables: (request) => computeVariables(request.body),
       respond: ({ computeIndicators: c }) => json(computeResponse(c)),
       openapi: {
         summary: 'validate the payload through the core service, then compute the indicator scores',
@@ -85,7 +85,7 @@ function computeResponse(c: IndicatorComputeMutation['computeIndicators']) {
       basis: v.basis,
       source: v.source,
       validation_url: v.validationUrl,
-      status: v.status,
+      status: contractSpelling(v.status),
       passed: v.passed,
       finding_count: v.findingCount,
       findings_present: v.findingsPresent,
@@ -93,7 +93,7 @@ function computeResponse(c: IndicatorComputeMutation['computeIndicators']) {
       details: v.details,
     },
     result: {
-      status: r.status,
+      status: contractSpelling(r.status),
       total_score: r.totalScore,
       parameter_scores: r.parameterScores.map((p) => ({
         parameter_id: p.parameterId,
@@ -103,4 +103,9 @@ function computeResponse(c: IndicatorComputeMutation['computeIndicators']) {
       notes: r.notes,
     },
   };
+}
+
+/** The contract spells the graph's enum values (`VALIDATED_BY_CORE`) in lower case (`validated_by_core`). */
+function contractSpelling<T extends string>(value: T): Lowercase<T> {
+  return value.toLowerCase() as Lowercase<T>;
 }

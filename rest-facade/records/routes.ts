@@ -1,9 +1,10 @@
 import { DomainError } from '../../kernel/errors.js';
 import type { Facade } from '../facades.js';
-import { RecordsGetDocument, RecordsHealthDocument, RecordsQueryDocument, RecordsReadinessDocument, RecordsStoreDocument } from '../generated/operations.js';
+import { RecordsGetDocument, RecordsHealthDocument, RecordsQueryDocument, RecordsReadinessDocument, RecordsSkipDocument, RecordsStoreDocument } from '../generated/operations.js';
+import { type RecordQueryVariables, afterSkipped, recordQueryVariables, skipVariables } from '../http/record-query.js';
 import { errorEnvelopeSchema, jsonContent, ok, pathParameter, ref } from '../http/openapi-parts.js';
 import { replayHeaders } from '../http/envelopes.js';
-import { type FacadeResponse, operationRoute } from '../route-table.js';
+import { type FacadeResponse, operationRoute, prelude } from '../route-table.js';
 import { RECORDS_CODES, recordsErrors } from './errors.js';
 
 /** `info.version` of the records backend's document. */
@@ -36,7 +37,7 @@ export const recordsFacade: Facade = {
         Filter: { type: 'object', description: 'the query filter of the core service (where, sort, limit, offset)' },
       },
     },
-    commonErrors: ['INTERNAL_ERROR', 'STORE_ERROR'],
+    commonErrors: ['INTERNAL_ERROR', 'STORE_ERROR', 'STORE_BUSY'],
     authErrors: ['UNAUTHORIZED', 'FORBIDDEN', 'AUTH_UNAVAILABLE'],
   },
   routes: (context) => [
@@ -46,7 +47,7 @@ export const recordsFacade: Facade = {
       body: 'json',
       operation: RecordsStoreDocument,
       // No header is an empty key, which the domain refuses (MISSING_IDEMPOTENCY_KEY) like a blank one.
-      variables: (request) => ({ ...storeRequest(request.body), idempotencyKey: request.header('idempotency-key') ?? '' }),
+      variables: (request) => ({ input: { ...storeRequest(request.body), idempotencyKey: request.header('idempotency-key') ?? '' } }),
       respond: ({ storeRecord: s }) => ({ status: 200, headers: replayHeaders(s.replayed), body: { id: s.record.id } }),
       openapi: {
         summary: 'store a record once per idempotency key (scope records:write)',
@@ -63,8 +64,13 @@ export const recordsFacade: Facade = {
       path: '/records/query',
       body: 'json',
       operation: RecordsQueryDocument,
-      variables: (request) => ({ filter: shapedBody(request.body).filter ?? null }),
-      respond: (data) => json({ records: data.records }),
+      variables: (request) => recordQueryVariables(shapedBody(request.body).filter),
+      prelude: prelude({
+        operation: RecordsSkipDocument,
+        variables: (request, main: RecordQueryVariables) => skipVariables(shapedBody(request.body).filter, main),
+        merge: (main, data) => afterSkipped(main, data.records.pageInfo.endCursor),
+      }),
+      respond: (data) => json({ records: data.records.nodes }),
       openapi: {
         summary: 'query the records the caller may read (scope records:read); an invalid filter is bad_request, its details name the condition',
         requestBody: { required: true, ...jsonContent({ type: 'object', properties: { filter: ref('Filter') } }) },
@@ -77,7 +83,10 @@ export const recordsFacade: Facade = {
       path: '/records/{id}',
       operation: RecordsGetDocument,
       variables: (request) => ({ id: request.params.id! }),
-      respond: (data) => json(data.record),
+      respond: (data, request) => {
+        if (data.record === null) throw new DomainError('RECORD_NOT_FOUND', `record ${request.params.id!} not found`, { id: request.params.id! });
+        return json(data.record);
+      },
       openapi: {
         summary: 'a record the caller may read (scope records:read); not_found when unknown or not visible',
         parameters: [pathParameter('id', 'record id')],
@@ -89,14 +98,14 @@ export const recordsFacade: Facade = {
       method: 'GET',
       path: '/health',
       operation: RecordsHealthDocument,
-      respond: (data) => json({ status: data.coreHealth.status }),
+      respond: (data) => json({ status: data.health.registry.status }),
       openapi: { summary: 'liveness (no authentication)', authenticated: false, responses: ok('alive', readiness(['ok'])) },
     }),
     operationRoute({
       method: 'GET',
       path: '/ready',
       operation: RecordsReadinessDocument,
-      respond: ({ recordsReadiness: r }) => (r.ready ? json({ status: 'ready' }) : json({ status: 'not_ready', reasons: r.reasons }, 503)),
+      respond: ({ health: { records: r } }) => (r.ready ? json({ status: 'ready' }) : json({ status: 'not_ready', reasons: r.reasons }, 503)),
       openapi: {
         summary: 'readiness: the records store answers (no authentication)',
         authenticated: false,

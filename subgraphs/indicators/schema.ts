@@ -1,22 +1,24 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildFederatedSchema, lazyResolvers } from '../../kernel/graphql/federated-schema.js';
 import type { IndicatorService } from './domain/indicator-service.js';
+import { IndicatorHealthResolver } from './graphql/health-resolver.js';
 import { IndicatorResolver } from './graphql/indicator-resolver.js';
 import { RecordIndicatorResolver } from './graphql/record-indicator-resolver.js';
 import { ModelVersionGql, RecordGql } from './graphql/types.js';
 
 /**
- * The `indicators` subgraph: compute, health, the questionnaire on the models subgraph's
- * ModelVersion and the scores on its Record.
+ * The `indicators` subgraph: compute, its part of health, the questionnaire on the models
+ * subgraph's ModelVersion and the scores on its Record.
  */
 export function buildIndicatorsSchema(indicators: IndicatorService): Promise<GraphQLSchema> {
   return buildFederatedSchema(
     {
-      resolvers: [IndicatorResolver, RecordIndicatorResolver],
+      resolvers: [IndicatorResolver, IndicatorHealthResolver, RecordIndicatorResolver],
       // No root field returns these entities here: they are reached only through the gateway.
       orphanedTypes: [ModelVersionGql, RecordGql],
       container: lazyResolvers([
         [IndicatorResolver, () => new IndicatorResolver(indicators)],
+        [IndicatorHealthResolver, () => new IndicatorHealthResolver(indicators)],
         [RecordIndicatorResolver, () => new RecordIndicatorResolver(indicators)],
       ]),
     },

@@ -4,9 +4,8 @@ import type { ModelRegistry } from './domain/registry/model-registry.js';
 import type { AdminService } from './domain/admin/admin-service.js';
 import type { RecordService } from './domain/records/record-service.js';
 import { RegistryResolver, modelVersionGql } from './graphql/registry-resolver.js';
-import { ValidationResolver } from './graphql/validation-resolver.js';
 import { AdminResolver } from './graphql/admin-resolver.js';
-import { RecordResolver } from './graphql/record-resolver.js';
+import { ModelVersionRecordsResolver, RecordConnectionResolver, RecordResolver } from './graphql/record-resolver.js';
 
 export interface ModelsSubgraphServices {
   registry: ModelRegistry;
@@ -18,12 +17,13 @@ export interface ModelsSubgraphServices {
 export function buildModelsSchema(services: ModelsSubgraphServices): Promise<GraphQLSchema> {
   return buildFederatedSchema(
     {
-      resolvers: [RegistryResolver, ValidationResolver, AdminResolver, RecordResolver],
+      resolvers: [RegistryResolver, AdminResolver, RecordResolver, RecordConnectionResolver, ModelVersionRecordsResolver],
       container: lazyResolvers([
         [RegistryResolver, () => new RegistryResolver(services.registry)],
-        [ValidationResolver, () => new ValidationResolver(services.registry)],
-        [AdminResolver, () => new AdminResolver(services.admin)],
-        [RecordResolver, () => new RecordResolver(services.records)],
+        [AdminResolver, () => new AdminResolver(services.admin, services.records)],
+        [RecordResolver, () => new RecordResolver(services.records, services.registry)],
+        [RecordConnectionResolver, () => new RecordConnectionResolver()],
+        [ModelVersionRecordsResolver, () => new ModelVersionRecordsResolver(services.records)],
       ]),
     },
     {

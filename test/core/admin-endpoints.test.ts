@@ -93,11 +93,11 @@ describe('/admin/metrics', () => {
 // operation (a REST route's too) by its name.
 test('METRICS_ENABLED=true: /graphql requests and every operation by name are measured too', async () => {
   const graphql = (query: string) => call(on.url('gateway'), 'POST', '/graphql', { body: { query } });
-  expect((await graphql('query ListModels { models { model } }')).status).toBe(200);
-  expect((await graphql('{ models { model } }')).status).toBe(200);
+  expect((await graphql('query ListModels { modelVersions { model } }')).status).toBe(200);
+  expect((await graphql('{ modelVersions { model } }')).status).toBe(200);
   expect((await call(on.url('core'), 'GET', '/models')).status).toBe(200);
   // Operation names are the clients' own: past 500 of them, the label is `other`.
-  for (let i = 0; i < 510; i++) await graphql(`query Name${i} { modelsCount }`);
+  for (let i = 0; i < 510; i++) await graphql(`query Name${i} { modelVersionCount }`);
   const text = (await call(on.url('core'), 'GET', '/admin/metrics')).text;
   expect(text).toContain('# TYPE graphql_operation_duration_seconds histogram');
   expect(text).toContain('graphql_operation_duration_seconds_count{operation="ListModels",outcome="ok"} 1');

@@ -27,30 +27,38 @@ const query = (body: unknown, headers: Record<string, string> = {}) =>
   call(graphql, 'POST', '/graphql', { body, headers: { authorization: `Bearer ${token}`, ...headers } });
 
 describe('the unified graph serves the core capabilities as typed fields', () => {
-  test('models, a model version and its artifacts', async () => {
-    const answer = await query({ query: '{ models { model version } modelVersion(model: "mini", version: "1.0") { artifact(kind: shacl) { mediaType etag } } }' });
+  test('model versions, a model version and its artifacts', async () => {
+    const answer = await query({ query: '{ modelVersions { model version } modelVersion(model: "mini", version: "1.0") { artifact(kind: SHACL) { mediaType etag } } }' });
     expect(answer.status).toBe(200);
-    expect(answer.json.data.models).toEqual([{ model: 'mini', version: '1.0' }]);
+    expect(answer.json.data.modelVersions).toEqual([{ model: 'mini', version: '1.0' }]);
     expect(answer.json.data.modelVersion.artifact.mediaType).toBe('text/turtle; charset=utf-8');
   });
 
   test('validation report with typed results', async () => {
     const answer = await query({
-      query: 'query($p: JSONObject!) { validate(model: "mini", version: "1.0", payload: $p) { passed results { kind passed violations { path severity } } } }',
+      query: 'query($p: JSONObject!) { modelVersion(model: "mini", version: "1.0") { validation(payload: $p) { passed results { kind passed violations { path severity } } } } }',
       variables: { p: { ...VALID_WIDGET, extra: true } },
     });
-    expect(answer.json.data.validate.passed).toBe(false);
-    expect(answer.json.data.validate.results.map((r: { kind: string }) => r.kind)).toEqual(['JsonSchema', 'Shacl', 'Owl']);
+    const validation = answer.json.data.modelVersion.validation;
+    expect(validation.passed).toBe(false);
+    expect(validation.results.map((r: { kind: string }) => r.kind)).toEqual(['JSON_SCHEMA', 'SHACL', 'OWL']);
+    expect(validation.results[0].violations[0].severity).toBe('ERROR');
+  });
+
+  test('an unknown model version is null, without an error', async () => {
+    const answer = await query({ query: '{ modelVersion(model: "nope", version: "1") { model validation(payload: {}) { passed } } }' });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ data: { modelVersion: null } });
   });
 
   test('errors carry the REST code and no stack trace', async () => {
-    const answer = await query({ query: '{ modelVersion(model: "nope", version: "1") { model } }' });
-    expect(answer.json.errors).toEqual([expect.objectContaining({ extensions: { code: 'MODEL_NOT_FOUND', details: expect.anything() } })]);
+    const answer = await query({ query: 'mutation { computeIndicators(input: { assessment: { indicatorSpecificationId: "x" }, payload: {} }) { modelVersion } }' });
+    expect(answer.json.errors).toEqual([expect.objectContaining({ extensions: { code: 'INVALID_REQUEST_BODY', details: expect.anything() } })]);
     expect(answer.text).not.toMatch(/stacktrace|at .*\.js/);
   });
 
   test('an unauthenticated request is refused with 401 and code UNAUTHORIZED', async () => {
-    const answer = await call(graphql, 'POST', '/graphql', { body: { query: '{ models { model } }' } });
+    const answer = await call(graphql, 'POST', '/graphql', { body: { query: '{ modelVersions { model } }' } });
     expect(answer.status).toBe(401);
     expect(answer.json.errors[0].extensions.code).toBe('UNAUTHORIZED');
   });
@@ -61,9 +69,9 @@ describe('the unified graph serves the core capabilities as typed fields', () =>
   });
 
   test('CSRF prevention refuses a simple GET without a preflight-forcing header', async () => {
-    const answer = await call(graphql, 'GET', `/graphql?query=${encodeURIComponent('{ models { model } }')}`, { headers: { authorization: `Bearer ${token}` } });
+    const answer = await call(graphql, 'GET', `/graphql?query=${encodeURIComponent('{ modelVersions { model } }')}`, { headers: { authorization: `Bearer ${token}` } });
     expect(answer.status).toBe(400);
-    const allowed = await call(graphql, 'GET', `/graphql?query=${encodeURIComponent('{ models { model } }')}`, {
+    const allowed = await call(graphql, 'GET', `/graphql?query=${encodeURIComponent('{ modelVersions { model } }')}`, {
       headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
     });
     expect(allowed.status).toBe(200);

@@ -147,10 +147,10 @@ describe("the README's curl lines", () => {
     });
   });
 
-  test('curl -s localhost:4000/graphql -d {"query":"{ models { model version label } }"}', async () => {
-    const answer = await postJson(base('gateway'), '/graphql', '{"query":"{ models { model version label } }"}');
+  test('curl -s localhost:4000/graphql -d {"query":"{ modelVersions { model version label } }"}', async () => {
+    const answer = await postJson(base('gateway'), '/graphql', '{"query":"{ modelVersions { model version label } }"}');
     expect(answer.status).toBe(200);
-    expect(answer.json).toEqual({ data: { models: [{ model: 're-indicators-specification', version: '0.0.4', label: expect.stringMatching(/sample/) }] } });
+    expect(answer.json).toEqual({ data: { modelVersions: [{ model: 're-indicators-specification', version: '0.0.4', label: expect.stringMatching(/sample/) }] } });
   });
 
   test("curl -s -X POST …:create -H 'Idempotency-Key: demo-1' -d @example-assessment.request.json", async () => {
@@ -185,17 +185,17 @@ describe("the README's curl lines", () => {
 describe('the sample model is labelled as a sample wherever it is listed', () => {
   const LABEL = expect.stringMatching(/\bsample\b.*not the published/i);
 
-  test('GET /models, GraphQL models and modelVersion, before and after a registry refresh', async () => {
+  test('GET /models, GraphQL modelVersions and modelVersion, before and after a registry refresh', async () => {
     const listed = async () => {
       const rest = await call(base('core'), 'GET', '/models');
       const graph = await postJson(base('gateway'), '/graphql', JSON.stringify({
-        query: '{ models { label } modelVersion(model: "re-indicators-specification", version: "0.0.4") { label indicatorSpecifications { id } } }',
+        query: '{ modelVersions { label } modelVersion(model: "re-indicators-specification", version: "0.0.4") { label indicatorSpecifications { id } } }',
       }));
       return { rest: rest.json, graph: graph.json };
     };
     const expected = {
       rest: { models: [{ id: 're-indicators-specification', version: '0.0.4', label: LABEL }] },
-      graph: { data: { models: [{ label: LABEL }], modelVersion: { label: LABEL, indicatorSpecifications: [{ id: 'REcycle_Sample_Battery' }, { id: 'REuse_Sample_Laptop' }] } } },
+      graph: { data: { modelVersions: [{ label: LABEL }], modelVersion: { label: LABEL, indicatorSpecifications: [{ id: 'REcycle_Sample_Battery' }, { id: 'REuse_Sample_Laptop' }] } } },
     };
     expect(await listed()).toEqual(expected);
     expect((await call(base('core'), 'POST', '/admin/registry/refresh')).status).toBe(200);
@@ -206,6 +206,28 @@ describe('the sample model is labelled as a sample wherever it is listed', () =>
     const answer = await postJson(base('indicators'), '/compute', REQUEST_BODY);
     expect(answer.json.artifact_base_url).toBe(SAMPLE_TEMPLATE.replace('{version}', '0.0.4'));
     expect(answer.json.result.total_score).toBeCloseTo(SAMPLE_SCORES.total, 12);
+  });
+});
+
+describe("the README's GraphQL section", () => {
+  test('a browser opening localhost:4000/graphql gets GraphiQL (GRAPHQL_IDE=true), from local assets', async () => {
+    const page = await call(base('gateway'), 'GET', '/graphql', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('/ide/graphiql.min.js');
+    expect(page.text).not.toMatch(/https?:\/\//);
+    expect((await call(base('gateway'), 'GET', '/ide/graphiql.min.js')).status).toBe(200);
+  });
+
+  test('curl -s localhost:4000/ and localhost:4000/health answer JSON', async () => {
+    expect((await call(base('gateway'), 'GET', '/')).json).toEqual({ service: expect.any(String), graphql: '/graphql', ide: true });
+    expect((await call(base('gateway'), 'GET', '/health')).json).toEqual({ status: 'ok' });
+  });
+
+  test("curl -s 'localhost:4000/graphql?query=%7B__typename%7D' -H 'apollo-require-preflight: true'", async () => {
+    const answer = await call(base('gateway'), 'GET', '/graphql?query=%7B__typename%7D', { headers: { 'apollo-require-preflight': 'true' } });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ data: { __typename: 'Query' } });
   });
 });
 

@@ -67,7 +67,7 @@ describe('REST routes as planned operations: the same answers as the gateway exe
   });
 
   test('the GraphQL endpoint is not affected', async () => {
-    const answer = await call(sut.url('gateway'), 'POST', '/graphql', { body: { query: '{ models { model version } }' }, headers: auth() });
-    expect(answer.json).toEqual({ data: { models: [{ model: 'mini', version: '1.0' }] } });
+    const answer = await call(sut.url('gateway'), 'POST', '/graphql', { body: { query: '{ modelVersions { model version } }' }, headers: auth() });
+    expect(answer.json).toEqual({ data: { modelVersions: [{ model: 'mini', version: '1.0' }] } });
   });
 });

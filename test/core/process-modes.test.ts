@@ -61,7 +61,7 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
   test('the caller is verified again by the subgraph: no token, no data', async () => {
     const unauthenticated = await call(edge.url('core'), 'GET', '/models');
     expect(unauthenticated.status).toBe(401);
-    const direct = await call(subgraphs.models!.url('subgraph:models'), 'POST', '/graphql', { body: { query: '{ models { model } }' } });
+    const direct = await call(subgraphs.models!.url('subgraph:models'), 'POST', '/graphql', { body: { query: '{ modelVersions { model } }' } });
     expect(direct.json.errors[0].extensions.code).toBe('UNAUTHORIZED');
     const entities = await call(subgraphs.models!.url('subgraph:models'), 'POST', '/graphql', {
       body: { query: '{ _entities(representations: [{__typename: "ModelVersion", model: "mini", version: "1.0"}]) { ... on ModelVersion { model } } }' },
@@ -78,10 +78,10 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
 
   test('the gateway GraphQL endpoint serves the same graph', async () => {
     const answer = await call(edge.url('gateway'), 'POST', '/graphql', {
-      body: { query: '{ models { model version } }' },
+      body: { query: '{ modelVersions { model version } }' },
       headers: { authorization: `Bearer ${token}` },
     });
-    expect(answer.json).toEqual({ data: { models: [{ model: 'mini', version: '1.0' }] } });
+    expect(answer.json).toEqual({ data: { modelVersions: [{ model: 'mini', version: '1.0' }] } });
   });
 
   test('an entity field that @requires fields of another subgraph: both fetched over HTTP', async () => {
@@ -89,7 +89,7 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     const graphql = async (query: string, variables: Record<string, unknown>) =>
       (await call(edge.url('gateway'), 'POST', '/graphql', { body: { query, variables }, headers: { authorization: `Bearer ${writer}` } })).json;
     const stored = await graphql(
-      'mutation($payload: JSON) { storeRecord(id: "scored-1", model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: "scored-1") { record { id } } }',
+      'mutation($payload: JSON) { storeRecord(input: { id: "scored-1", model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: "scored-1" }) { record { id } } }',
       sampleRequest(),
     );
     expect(stored).toEqual({ data: { storeRecord: { record: { id: 'scored-1' } } } });
@@ -113,10 +113,10 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     test.each([
       ['models', '{ _service { sdl } }'],
       ['models', '{ __schema { types { name } } }'],
-      ['models', '{ coreHealth { status } }'],
-      ['models', '{ recordsReadiness { ready } }'],
-      ['indicators', '{ indicatorHealth { coreBaseUrl } }'],
-      ['impact', '{ impactHealth { status } }'],
+      ['models', '{ health { registry { status } } }'],
+      ['models', '{ health { records { ready } } }'],
+      ['indicators', '{ health { indicators { coreBaseUrl } } }'],
+      ['impact', '{ health { impact { status } } }'],
     ])('%s: %s without credentials is 401, nothing executed', async (name, query) => {
       const answer = await direct(name, query);
       expect(answer.status).toBe(401);
@@ -124,13 +124,13 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     });
 
     test('a wrong gateway secret counts for nothing', async () => {
-      const answer = await direct('models', '{ coreHealth { status } }', { 'x-gateway-secret': 'not-the-secret-at-all' });
+      const answer = await direct('models', '{ health { registry { status } } }', { 'x-gateway-secret': 'not-the-secret-at-all' });
       expect(answer.status).toBe(401);
     });
 
     test('an authenticated caller runs fields, but the schema stays closed with introspection off', async () => {
       const auth = { authorization: `Bearer ${token}` };
-      expect((await direct('models', '{ coreHealth { status } }', auth)).json).toEqual({ data: { coreHealth: { status: 'ok' } } });
+      expect((await direct('models', '{ health { registry { status } } }', auth)).json).toEqual({ data: { health: { registry: { status: 'ok' } } } });
       for (const query of ['{ _service { sdl } }', '{ __schema { types { name } } }']) {
         const answer = await direct('models', query, auth);
         expect(answer.status).toBe(400);
@@ -144,19 +144,19 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
 
     // Issue 13, item 2: authentication first, then the size limits, before any validation.
     test('1,500 repeated fields without a token: 401 before the document is read', async () => {
-      const answer = await direct('models', `{${' models { model version label }'.repeat(1500)} }`);
+      const answer = await direct('models', `{${' modelVersions { model version label }'.repeat(1500)} }`);
       expect(answer.status).toBe(401);
     });
 
     test('5,000 repeated fields with a token: 400 QUERY_TOO_LARGE, not validated', async () => {
-      const answer = await direct('models', `{${' models { model version label }'.repeat(5000)} }`, { authorization: `Bearer ${token}` });
+      const answer = await direct('models', `{${' modelVersions { model version label }'.repeat(5000)} }`, { authorization: `Bearer ${token}` });
       expect(answer.status).toBe(400);
       expect(answer.json.errors[0].extensions).toEqual({ code: 'QUERY_TOO_LARGE', details: { limit: 3000, measure: 'tokens' } });
     });
 
     test.each([
-      ['16 aliases', `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: modelsCount`).join(' ')} }`, 'TOO_MANY_ALIASES', { limit: 15, actual: 16 }],
-      ['5 aliases of 1,000 records', `{ ${Array.from({ length: 5 }, (_, i) => `r${i}: records(filter: {limit: 1000}) { payload }`).join(' ')} }`, 'QUERY_TOO_COMPLEX', { limit: 50000, actual: 55000 }],
+      ['16 aliases', `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: modelVersionCount`).join(' ')} }`, 'TOO_MANY_ALIASES', { limit: 15, actual: 16 }],
+      ['5 aliases of pages of 1,000 records', `{ ${Array.from({ length: 5 }, (_, i) => `r${i}: records(first: 1000) { nodes { payload } }`).join(' ')} }`, 'QUERY_TOO_COMPLEX', { limit: 50000, actual: 55005 }],
     ])('the edge\'s operation limits hold on the subgraph port too: %s is 400 %s', async (_what, query, code, details) => {
       const answer = await direct('models', query, { authorization: `Bearer ${token}` });
       expect(answer.status).toBe(400);
@@ -164,8 +164,8 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     });
 
     test.each([
-      ['several operations and no operationName', { query: 'query A { modelsCount } query B { modelsCount }' }],
-      ['an unknown operationName', { query: 'query A { modelsCount }', operationName: 'B' }],
+      ['several operations and no operationName', { query: 'query A { modelVersionCount } query B { modelVersionCount }' }],
+      ['an unknown operationName', { query: 'query A { modelVersionCount }', operationName: 'B' }],
     ])('%s: 400 OPERATION_RESOLUTION_FAILURE, as at the edge', async (_what, body) => {
       const answer = await call(subgraphs.models!.url('subgraph:models'), 'POST', '/graphql', { body, headers: { authorization: `Bearer ${token}` } });
       expect(answer.status).toBe(400);
@@ -186,7 +186,7 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     expect(answer.status).toBe(500);
     expect(answer.json).toEqual({ code: 'INTERNAL_ERROR', message: 'internal error', details: null });
     const graphql = await call(edge.url('gateway'), 'POST', '/graphql', {
-      body: { query: '{ models { model } }' },
+      body: { query: '{ modelVersions { model } }' },
       headers: { authorization: `Bearer ${token}` },
     });
     expect(graphql.json.errors).toEqual([expect.objectContaining({ message: 'internal error', extensions: { code: 'INTERNAL_ERROR' } })]);
@@ -211,7 +211,7 @@ describe('a subgraph that accepts connections and never answers', () => {
     const answer = await call(edge.url('core'), 'GET', '/models');
     expect(answer.status).toBe(504);
     expect(answer.json).toEqual({ code: 'SUBGRAPH_TIMEOUT', message: 'the models subgraph did not answer within 300 ms', details: null });
-    const graphql = await call(edge.url('gateway'), 'POST', '/graphql', { body: { query: '{ models { model } }' } });
+    const graphql = await call(edge.url('gateway'), 'POST', '/graphql', { body: { query: '{ modelVersions { model } }' } });
     expect(graphql.json.errors).toEqual([{ message: 'the models subgraph did not answer within 300 ms', extensions: { code: 'SUBGRAPH_TIMEOUT', details: null } }]);
     expect((await call(edge.url('records'), 'GET', '/ready')).json.code).toBe('unavailable');
   });

@@ -73,7 +73,7 @@ describe('a catalog that cannot be loaded at start-up', () => {
     expect(validated.status).toBe(200);
     expect(validated.json.passed).toBe(true);
     const status = await call(core, 'GET', '/admin/status');
-    expect(status.json.registry).toEqual({ models_loaded: 1, last_refresh_at: refresh.json.refreshed_at, errors: [] });
+    expect(status.json.registry).toEqual({ models_loaded: 1, last_refresh_at: refresh.json.refreshed_at, catalog_revision: expect.stringMatching(/^[0-9a-f]{16}$/), errors: [] });
   });
 });
 

@@ -62,19 +62,19 @@ describe('ModelVersion: models and indicators', () => {
       },
     },
     {
-      name: 'an entity models does not have is never asked of indicators: MODEL_NOT_FOUND at its root field',
+      name: 'an entity models does not have is never asked of indicators: null at its root field, no error',
       query: '{ modelVersion(model: "nope", version: "1") { indicatorSpecifications { id } } }',
-      expected: { data: null, errors: [contractError('MODEL_NOT_FOUND', ['modelVersion'])] },
+      expected: { data: { modelVersion: null } },
     },
     {
-      name: 'an indicators error on the entity keeps its code and path; non-null fields carry it to the root',
+      name: 'an indicators error on the entity keeps its code and path; non-null fields carry it up to the nullable lookup',
       query: `{ modelVersion(model: "${FAMILY}", version: "0.0.5") { model indicatorSpecifications { id } } }`,
-      expected: { data: null, errors: [contractError('CALCULATION_ARTIFACT_NOT_FOUND', ['modelVersion', 'indicatorSpecifications'])] },
+      expected: { data: { modelVersion: null }, errors: [contractError('CALCULATION_ARTIFACT_NOT_FOUND', ['modelVersion', 'indicatorSpecifications'])] },
     },
     {
       name: 'the same over a list (sorted by model, then version): the error names the item',
-      query: '{ models { model version indicatorSpecifications { id } } }',
-      expected: { data: null, errors: [contractError('CALCULATION_ARTIFACT_NOT_FOUND', ['models', 2, 'indicatorSpecifications'])] },
+      query: '{ modelVersions { model version indicatorSpecifications { id } } }',
+      expected: { data: null, errors: [contractError('CALCULATION_ARTIFACT_NOT_FOUND', ['modelVersions', 2, 'indicatorSpecifications'])] },
     },
   ];
 
@@ -86,7 +86,7 @@ describe('ModelVersion: models and indicators', () => {
 describe('Record: owned by models, scored by indicators', () => {
   const RESULT = 'indicatorResult { status totalScore parameterScores { parameterId computedScore } }';
   const sampleResult = {
-    status: 'computed',
+    status: 'COMPUTED',
     totalScore: expect.closeTo(SAMPLE_SCORES.total, 12),
     parameterScores: ['P1_disassembly_information', 'P2_cell_removability', 'P3_take_back'].map((parameterId, i) => ({
       parameterId,
@@ -98,7 +98,7 @@ describe('Record: owned by models, scored by indicators', () => {
   /** Core :create through the gateway (validated against the model version), under a new payload id. */
   async function createRecord(model: string, version: string, payload: Record<string, unknown>): Promise<string> {
     const created = await graphql(
-      'mutation($model: String!, $version: String!, $payload: JSONObject!, $key: String!) { createRecord(model: $model, version: $version, payload: $payload, idempotencyKey: $key) { record { id } } }',
+      'mutation($model: String!, $version: String!, $payload: JSONObject!, $key: String!) { createRecord(input: { model: $model, version: $version, payload: $payload, idempotencyKey: $key }) { record { id } } }',
       { model, version, payload: { ...payload, id: `assessment-${++unique}` }, key: `federation-${unique}` },
     );
     expect(created.errors).toBeUndefined();
@@ -109,7 +109,7 @@ describe('Record: owned by models, scored by indicators', () => {
   async function storeRecord(payload: unknown): Promise<string> {
     const id = `stored-${++unique}`;
     await graphql(
-      'mutation($id: ID!, $payload: JSON, $key: String!) { storeRecord(id: $id, model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: $key) { record { id } } }',
+      'mutation($id: ID!, $payload: JSON, $key: String!) { storeRecord(input: { id: $id, model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: $key }) { record { id } } }',
       { id, payload, key: `federation-${unique}` },
     );
     return id;
@@ -126,8 +126,8 @@ describe('Record: owned by models, scored by indicators', () => {
     const id = await createRecord(FAMILY, '0.0.4', sampleRequest().payload);
     const read = await graphql(`{ record(id: "${id}") { id ${RESULT} } }`);
     expect(read).toEqual({ data: { record: { id, indicatorResult: sampleResult } } });
-    const computed = await graphql(`mutation($request: JSON) { computeIndicators(request: $request) { result { status totalScore parameterScores { parameterId computedScore } } } }`, {
-      request: { model_version: '0.0.4', ...sampleRequest() },
+    const computed = await graphql(`mutation($input: ComputeIndicatorsInput!) { computeIndicators(input: $input) { result { status totalScore parameterScores { parameterId computedScore } } } }`, {
+      input: { modelVersion: '0.0.4', ...sampleRequest() },
     });
     expect(read.data.record.indicatorResult).toEqual(computed.data.computeIndicators.result);
   });
@@ -136,15 +136,20 @@ describe('Record: owned by models, scored by indicators', () => {
     const scored = await createRecord(FAMILY, '0.0.4', sampleRequest().payload);
     const other = await createRecord('other-model', '1.0', sampleRequest().payload);
     const listed = await graphql(
-      'query($filter: JSON) { records(filter: $filter) { id model indicatorResult { totalScore } } }',
-      { filter: { where: [{ field: 'id', op: 'in', value: [scored, other] }], sort: [{ field: 'model', direction: 'asc' }] } },
+      'query($filter: RecordFilter, $orderBy: [RecordOrder!]) { records(filter: $filter, orderBy: $orderBy) { nodes { id model indicatorResult { totalScore } } } }',
+      {
+        filter: { conditions: [{ field: 'ID', operator: 'IN', values: [{ string: scored }, { string: other }] }] },
+        orderBy: [{ field: 'MODEL', direction: 'ASC' }],
+      },
     );
     expect(listed).toEqual({
       data: {
-        records: [
-          { id: other, model: 'other-model', indicatorResult: null },
-          { id: scored, model: FAMILY, indicatorResult: { totalScore: expect.closeTo(SAMPLE_SCORES.total, 12) } },
-        ],
+        records: {
+          nodes: [
+            { id: other, model: 'other-model', indicatorResult: null },
+            { id: scored, model: FAMILY, indicatorResult: { totalScore: expect.closeTo(SAMPLE_SCORES.total, 12) } },
+          ],
+        },
       },
     });
   });
@@ -184,31 +189,36 @@ describe('Record: owned by models, scored by indicators', () => {
 describe('one operation over the three subgraphs', () => {
   test('models, indicators and impact answer one query together; an indicators error leaves the rest', async () => {
     const created = await graphql(
-      'mutation($payload: JSONObject!) { a: createRecord(model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: "three-a") { record { id } } }',
+      'mutation($payload: JSONObject!) { a: createRecord(input: { model: "re-indicators-specification", version: "0.0.4", payload: $payload, idempotencyKey: "three-a" }) { record { id } } }',
       { payload: { ...sampleRequest().payload, id: 'three-subgraphs-scored' } },
     );
     const unpublished = await graphql(
-      'mutation($payload: JSONObject!) { b: createRecord(model: "re-indicators-specification", version: "0.0.5", payload: $payload, idempotencyKey: "three-b") { record { id } } }',
+      'mutation($payload: JSONObject!) { b: createRecord(input: { model: "re-indicators-specification", version: "0.0.5", payload: $payload, idempotencyKey: "three-b" }) { record { id } } }',
       { payload: { ...sampleRequest().payload, id: 'three-subgraphs-unpublished' } },
     );
     expect([created.errors, unpublished.errors]).toEqual([undefined, undefined]);
     const query = `{
       modelVersion(model: "${FAMILY}", version: "0.0.4") { version indicatorSpecifications { id } }
-      impactHealth { status }
-      records(filter: { where: [{ field: "id", op: "in", value: ["three-subgraphs-scored", "three-subgraphs-unpublished"] }], sort: [{ field: "id", direction: "asc" }] }) {
-        id version indicatorResult { totalScore }
+      health { impact { status } }
+      records(
+        filter: { conditions: [{ field: ID, operator: IN, values: [{ string: "three-subgraphs-scored" }, { string: "three-subgraphs-unpublished" }] }] }
+        orderBy: [{ field: ID, direction: ASC }]
+      ) {
+        nodes { id version indicatorResult { totalScore } }
       }
     }`;
     expect(await graphql(query)).toEqual({
       data: {
         modelVersion: { version: '0.0.4', indicatorSpecifications: [{ id: 'REcycle_Sample_Battery' }, { id: 'REuse_Sample_Laptop' }] },
-        impactHealth: { status: 'ok' },
-        records: [
-          { id: 'three-subgraphs-scored', version: '0.0.4', indicatorResult: { totalScore: expect.closeTo(SAMPLE_SCORES.total, 12) } },
-          { id: 'three-subgraphs-unpublished', version: '0.0.5', indicatorResult: null },
-        ],
+        health: { impact: { status: 'ok' } },
+        records: {
+          nodes: [
+            { id: 'three-subgraphs-scored', version: '0.0.4', indicatorResult: { totalScore: expect.closeTo(SAMPLE_SCORES.total, 12) } },
+            { id: 'three-subgraphs-unpublished', version: '0.0.5', indicatorResult: null },
+          ],
+        },
       },
-      errors: [contractError('CALCULATION_ARTIFACT_NOT_FOUND', ['records', 1, 'indicatorResult'])],
+      errors: [contractError('CALCULATION_ARTIFACT_NOT_FOUND', ['records', 'nodes', 1, 'indicatorResult'])],
     });
   });
 });

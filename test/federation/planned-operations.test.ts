@@ -13,7 +13,9 @@ import { type TinyFederation, type TinySubgraph, startTinyFederation, remoteSubg
  * through @apollo/gateway's executor, later ones run the plan it made with our plan execution and
  * result shaping. Every answer must be the same text either way: data, nulls bubbling up, errors
  * and their paths, `__typename`, fragments on interfaces and unions, aliases, `@skip`/`@include`,
- * entity fetches with `@requires`, a subgraph that is down.
+ * entity fetches with `@requires`, a subgraph that is down; and the shapes of our graph: a cursor
+ * connection whose `edges`/`nodes` are entities another subgraph completes, typed input objects, a
+ * mutation payload type, a nullable lookup answering null.
  */
 interface Book {
   id: string;
@@ -34,8 +36,17 @@ const mediaById = (id: string) =>
 const catalog: TinySubgraph = {
   name: 'catalog',
   typeDefs: `
-    type Query { item(id: ID!): Media media(ids: [ID!]!): [Media]! featured: Featured shelf(ids: [ID!]!): Shelf! book(id: ID!): Book }
-    type Mutation { rename(id: ID!, title: String!): Media }
+    type Query {
+      item(id: ID!): Media media(ids: [ID!]!): [Media]! featured: Featured shelf(ids: [ID!]!): Shelf! book(id: ID!): Book
+      books(filter: BookFilter, first: Int, after: String): BookConnection!
+    }
+    type Mutation { rename(id: ID!, title: String!): Media renameBook(input: RenameBookInput!): RenameBookPayload! }
+    input BookFilter { minPages: Int ids: [ID!] }
+    input RenameBookInput { id: ID! title: String! }
+    type RenameBookPayload { book: Book renamed: Boolean! }
+    type BookConnection { edges: [BookEdge!]! nodes: [Book!]! pageInfo: PageInfo! totalCount: Int! }
+    type BookEdge { cursor: String! node: Book! }
+    type PageInfo { hasNextPage: Boolean! hasPreviousPage: Boolean! startCursor: String endCursor: String }
     interface Media { id: ID! title: String! }
     type Book implements Media @key(fields: "id") { id: ID! title: String! pages: Int! format: Format }
     type Film implements Media @key(fields: "id") { id: ID! title: String! minutes: Int trailer: String }
@@ -50,8 +61,23 @@ const catalog: TinySubgraph = {
       featured: () => mediaById('f1'),
       shelf: (_: unknown, { ids }: { ids: string[] }) => ({ label: 'Top', ranking: ids.map((id) => BOOKS[id]) }),
       book: (_: unknown, { id }: { id: string }) => BOOKS[id] ?? null,
+      books: (_: unknown, { filter, first, after }: { filter?: { minPages?: number; ids?: string[] } | null; first?: number | null; after?: string | null }) => {
+        const matching = (filter?.ids ?? Object.keys(BOOKS)).filter((id) => BOOKS[id] && BOOKS[id].pages >= (filter?.minPages ?? 0)).map((id) => BOOKS[id]!);
+        const start = after ? matching.findIndex((book) => `cursor:${book.id}` === after) + 1 : 0;
+        const page = matching.slice(start, start + (first ?? 10));
+        const edges = page.map((book) => ({ cursor: `cursor:${book.id}`, node: book }));
+        return {
+          edges,
+          nodes: page,
+          pageInfo: { hasNextPage: start + page.length < matching.length, hasPreviousPage: start > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+          totalCount: matching.length,
+        };
+      },
     },
-    Mutation: { rename: (_: unknown, { id, title }: { id: string; title: string }) => ({ ...mediaById(id), title }) },
+    Mutation: {
+      rename: (_: unknown, { id, title }: { id: string; title: string }) => ({ ...mediaById(id), title }),
+      renameBook: (_: unknown, { input }: { input: { id: string; title: string } }) => ({ book: BOOKS[input.id] ? { ...BOOKS[input.id], title: input.title } : null, renamed: Boolean(BOOKS[input.id]) }),
+    },
     Media: { __resolveType: (media: { __typename: string }) => media.__typename },
     Featured: { __resolveType: (media: { __typename: string }) => media.__typename },
     Book: {
@@ -147,6 +173,24 @@ const cases: Array<{ name: string; query: string; variables?: Record<string, unk
   { name: 'literal @include(if: false) and @skip(if: true)', query: '{ item(id: "b1") { id t: title @include(if: false) ... on Book @skip(if: true) { stars } ... on Book { pages } } }' },
   // Merged selections: stars comes before id.
   { name: 'the same field in a fragment and outside, sub-selections merged', query: '{ item(id: "b1") { ... on Book { rating { score } } id ... on Book { rating { label } stars } __typename } }' },
+  // The shapes of our graph (records, createRecord, record(id:)).
+  {
+    name: 'a connection: edges and nodes completed by another subgraph (@requires), pageInfo and totalCount',
+    query: '{ books(first: 2) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { id stars } } nodes { title rating { score label } } } }',
+  },
+  {
+    name: 'a connection page after a cursor, typed filter in variables, aliases and a fragment on the connection',
+    query: 'query Page($f: BookFilter, $after: String) { a: books(filter: $f, first: 1, after: $after) { ...PageBits } b: books(filter: { minPages: 450 }) { n: totalCount nodes { id } } } fragment PageBits on BookConnection { pageInfo { hasNextPage endCursor } edges { node { t: title stars } } }',
+    variables: { f: { ids: ['b1', 'b2', 'f1'], minPages: 100 }, after: 'cursor:b1' },
+  },
+  { name: "an entity error in a connection's nodes: the null bubbles through the non-null list to data", query: '{ books(first: 3) { totalCount nodes { id stars } } }' },
+  { name: "an entity missing in a connection's edges: reported under valueCompletion", query: '{ books(filter: { ids: ["ghost", "b1"] }) { edges { cursor node { id stars } } } }' },
+  {
+    name: 'a mutation with a typed input and a payload type, completed by another subgraph',
+    query: 'mutation Rename($input: RenameBookInput!) { renameBook(input: $input) { renamed book { id title stars rating { label } } } }',
+    variables: { input: { id: 'b2', title: 'Emma, again' } },
+  },
+  { name: 'nullable lookups: null for what is not there, beside data', query: '{ book(id: "nope") { id stars } item(id: "nope") { id } found: book(id: "b1") { id stars } }' },
 ];
 
 const caseNamed = (prefix: string) => cases.find((c) => c.name.startsWith(prefix))!;
@@ -193,6 +237,18 @@ describe('planned operations: the same answers as @apollo/gateway executing them
     const ghost = await library.query(caseNamed('a null entity').query);
     expect(ghost.json.data).toEqual({ item: null });
     expect(ghost.json.extensions.valueCompletion).toEqual([expect.objectContaining({ message: 'Cannot return null for non-nullable field Book.stars.', path: ['item', 'stars'] })]);
+    expect((await library.query(caseNamed('a connection: edges').query)).json).toEqual({
+      data: {
+        books: {
+          totalCount: 4,
+          pageInfo: { hasNextPage: true, hasPreviousPage: false, startCursor: 'cursor:b1', endCursor: 'cursor:b2' },
+          edges: [{ cursor: 'cursor:b1', node: { id: 'b1', stars: 4.5 } }, { cursor: 'cursor:b2', node: { id: 'b2', stars: 3 } }],
+          nodes: [{ title: 'Dune', rating: { score: 4, label: null } }, { title: 'Emma', rating: { score: 5, label: 'long' } }],
+        },
+      },
+    });
+    expect((await library.query(caseNamed('an entity error in a connection').query)).json).toMatchObject({ data: null, errors: [{ path: ['books', 'nodes', 2, 'stars'], extensions: { code: 'STORE_ERROR' } }] });
+    expect((await library.query(caseNamed('nullable lookups').query)).json).toEqual({ data: { book: null, item: null, found: { id: 'b1', stars: 4.5 } } });
   });
 });
 

@@ -6,6 +6,7 @@ describe('operation aliases (GRAPHQL_MAX_ALIASES)', () => {
     ['{ parts { id } }', 0],
     ['{ a: part(id: 1) { id } b: part(id: 2) { n: name } }', 3],
     ['{ node(id: 1) { ... on Part { x: id y: id } } }', 2],
+    ['{ a: partPage(first: 1) { e: edges { cursor } n: nodes { id } } b: partPage(last: 1) { nodes { id } } }', 4],
     // A fragment's aliases count at each spread: that is what gets executed.
     ['{ parts { ...Two } part(id: 1) { ...Two } } fragment Two on Part { a: id b: name }', 4],
     // Aliased introspection is the same batching trick.

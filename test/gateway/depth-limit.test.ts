@@ -12,6 +12,9 @@ describe('operation depth (GRAPHQL_MAX_DEPTH)', () => {
     // Introspection is answered by the gateway from its schema: a leaf here.
     ['{ __schema { types { fields { name } } } }', 1],
     ['{ parts { __typename } }', 2],
+    // A connection's edges and nodes are levels like any other.
+    ['{ partPage(first: 5) { edges { node { maker { name } } } pageInfo { endCursor } } }', 5],
+    ['{ partPage(first: 5) { nodes { id } totalCount } }', 3],
   ])('%s has depth %d', (query, depth) => {
     expect(operationDepth(operationOf(query))).toBe(depth);
   });

@@ -29,9 +29,9 @@ afterAll(() => host?.stop());
 const graphql = (body: unknown) => call(gateway, 'POST', '/graphql', { body });
 
 test.each([
-  ['several operations and no operationName', { query: 'query A { modelsCount } query B { models { model } }' }, 'the document holds several operations: name the one to run in operationName'],
-  ['an operationName the document does not hold', { query: 'query A { modelsCount }', operationName: 'B' }, 'the document holds no operation named "B"'],
-  ['a subscription', { query: 'subscription { modelsCount }' }, 'subscriptions are not supported: this graph has no Subscription type'],
+  ['several operations and no operationName', { query: 'query A { modelVersionCount } query B { modelVersions { model } }' }, 'the document holds several operations: name the one to run in operationName'],
+  ['an operationName the document does not hold', { query: 'query A { modelVersionCount }', operationName: 'B' }, 'the document holds no operation named "B"'],
+  ['a subscription', { query: 'subscription { modelVersionCount }' }, 'subscriptions are not supported: this graph has no Subscription type'],
 ])('%s: 400 OPERATION_RESOLUTION_FAILURE saying what to change', async (_case, body, message) => {
   const answer = await graphql(body);
   expect(answer.status).toBe(400);

@@ -28,8 +28,11 @@ const graphql = (body: unknown) => call(sut.url('gateway'), 'POST', '/graphql', 
 describe('operation limits at the gateway endpoint, each with its own code', () => {
   test.each([
     ['{ modelVersion(model: "mini", version: "1.0") { indicatorSpecifications { parameters { id } } } }', 'QUERY_TOO_DEEP', { limit: 3, actual: 4 }],
-    ['{ a: modelsCount b: modelsCount c: modelsCount }', 'TOO_MANY_ALIASES', { limit: 2, actual: 3 }],
-    ['{ models { indicatorSpecifications { id } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 110 }],
+    ['{ a: modelVersionCount b: modelVersionCount c: modelVersionCount }', 'TOO_MANY_ALIASES', { limit: 2, actual: 3 }],
+    ['{ modelVersions { indicatorSpecifications { id } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 110 }],
+    // A connection's page size multiplies its nodes (and edges), not the connection itself.
+    ['{ records(first: 5) { nodes { payload } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 56 }],
+    ['{ records(last: 50) { edges { cursor } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 51 }],
   ])('%s → %s (400)', async (query, code, details) => {
     const answer = await graphql({ query });
     expect(answer.status).toBe(400);
@@ -37,8 +40,10 @@ describe('operation limits at the gateway endpoint, each with its own code', () 
   });
 
   test('an operation within every limit runs', async () => {
-    const answer = await graphql({ query: '{ a: modelsCount b: modelsCount models { model } }' });
-    expect(answer.json).toEqual({ data: { a: 1, b: 1, models: [{ model: 'mini' }] } });
+    const answer = await graphql({ query: '{ a: modelVersionCount b: modelVersionCount modelVersions { model } }' });
+    expect(answer.json).toEqual({ data: { a: 1, b: 1, modelVersions: [{ model: 'mini' }] } });
+    const page = await graphql({ query: '{ records(first: 40) { totalCount pageInfo { hasNextPage } nodes { id } } }' });
+    expect(page.json).toEqual({ data: { records: { totalCount: 0, pageInfo: { hasNextPage: false }, nodes: [] } } });
   });
 
   test('maskError keeps the three codes and their details', () => {
@@ -56,7 +61,7 @@ describe('unreadable bodies get a GraphQL-shaped JSON error, never a stack trace
   });
 
   test('a body over SERVER_REQUEST_MAX_BYTES: 413 PAYLOAD_TOO_LARGE', async () => {
-    const answer = await graphql({ query: `{ models { model } } # ${'x'.repeat(5000)}` });
+    const answer = await graphql({ query: `{ modelVersions { model } } # ${'x'.repeat(5000)}` });
     expect(answer.status).toBe(413);
     expect(answer.json.errors[0].extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', details: null });
     expect(answer.text).not.toMatch(/node_modules|<html/i);

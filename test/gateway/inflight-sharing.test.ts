@@ -10,7 +10,7 @@ import type { RequestContext } from '../../kernel/graphql/request-context.js';
  */
 describe('in-flight sharing of subgraph fetches', () => {
   /** A subgraph that counts fetches and answers when `release()` is called (or fails with `failure`). */
-  function subgraph(answer: (n: number) => object = (n) => ({ data: { models: [{ model: `m${n}` }] } }), failure?: (n: number) => Error | null) {
+  function subgraph(answer: (n: number) => object = (n) => ({ data: { modelVersions: [{ model: `m${n}` }] } }), failure?: (n: number) => Error | null) {
     const executions: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -42,7 +42,7 @@ describe('in-flight sharing of subgraph fetches', () => {
   }
 
   const fetch = (query: string, context: RequestContext, variables: Record<string, unknown> = {}) => [{ query, variables, operationName: 'Op' }, context] as const;
-  const QUERY = 'query Op { models { model } }';
+  const QUERY = 'query Op { modelVersions { model } }';
 
   test('identical queries of one caller share one execution; each gets its own copy', async () => {
     const s = subgraph();
@@ -51,11 +51,11 @@ describe('in-flight sharing of subgraph fetches', () => {
     s.release();
     const [a, b, c] = await Promise.all(answers);
     expect(s.executions).toEqual(['a']);
-    expect(a).toEqual({ data: { models: [{ model: 'm1' }] } });
+    expect(a).toEqual({ data: { modelVersions: [{ model: 'm1' }] } });
     expect(b).toEqual(a);
     expect(c).toEqual(a);
     expect(b).not.toBe(a);
-    expect((b as { data: { models: object[] } }).data.models[0]).not.toBe((c as { data: { models: object[] } }).data.models[0]);
+    expect((b as { data: { modelVersions: object[] } }).data.modelVersions[0]).not.toBe((c as { data: { modelVersions: object[] } }).data.modelVersions[0]);
   });
 
   test('another identity, other credentials, other variables, a mutation or an unauthenticated caller never share', async () => {
@@ -78,13 +78,16 @@ describe('in-flight sharing of subgraph fetches', () => {
   });
 
   test('errors are shared as their formatted form; only executions in flight are shared', async () => {
-    const s = subgraph(() => ({ data: null, errors: [new GraphQLError('no such model', { path: ['models'], extensions: { code: 'MODEL_NOT_FOUND' } })] }));
-    const answers = [s.shared.fetch(...fetch(QUERY, caller('a'))), s.shared.fetch(...fetch(QUERY, caller('b')))];
+    const refused = { message: 'filter.conditions[0].path is required with PAYLOAD', path: ['records'], extensions: { code: 'BAD_REQUEST', details: { at: 'filter.conditions[0].path', reason: 'required' } } };
+    const s = subgraph(() => ({ data: null, errors: [new GraphQLError(refused.message, { path: refused.path, extensions: refused.extensions })] }));
+    const query = 'query Op($f: RecordFilter) { records(filter: $f) { totalCount } }';
+    const filter = { f: { conditions: [{ field: 'PAYLOAD', operator: 'EXISTS', value: { boolean: true } }] } };
+    const answers = [s.shared.fetch(...fetch(query, caller('a'), filter)), s.shared.fetch(...fetch(query, caller('b'), filter))];
     await new Promise((resolve) => setImmediate(resolve));
     s.release();
     const [, second] = await Promise.all(answers);
-    expect(second).toEqual({ data: null, errors: [{ message: 'no such model', path: ['models'], extensions: { code: 'MODEL_NOT_FOUND' } }] });
-    await s.shared.fetch(...fetch(QUERY, caller('later')));
+    expect(second).toEqual({ data: null, errors: [refused] });
+    await s.shared.fetch(...fetch(query, caller('later'), filter));
     expect(s.executions).toEqual(['a', 'later']);
   });
 
@@ -94,6 +97,6 @@ describe('in-flight sharing of subgraph fetches', () => {
     await new Promise((resolve) => setImmediate(resolve));
     s.release();
     expect((await Promise.allSettled(answers)).map((r) => r.status)).toEqual(['rejected', 'rejected']);
-    await expect(s.shared.fetch(...fetch(QUERY, caller('later')))).resolves.toEqual({ data: { models: [{ model: 'm2' }] } });
+    await expect(s.shared.fetch(...fetch(QUERY, caller('later')))).resolves.toEqual({ data: { modelVersions: [{ model: 'm2' }] } });
   });
 });

@@ -4,16 +4,20 @@ import { type OperationLimitValues, operationLimits } from '../../gateway/pipeli
 import type { Exchange } from '../../gateway/pipeline/pipeline.js';
 import type { DomainError } from '../../kernel/errors.js';
 
-/** A small schema with nesting, lists and an interface, for the limit plugins' tests. */
+/** A small schema with nesting, lists, an interface and a connection, for the limit plugins' tests. */
 export const SCHEMA = buildSchema(`
   scalar JSON
   interface Node { id: ID! }
-  type Part implements Node { id: ID! name: String parts: [Part!]! maker: Maker data: JSON }
+  type Part implements Node { id: ID! name: String parts: [Part!]! maker: Maker data: JSON related(first: Int, after: String): PartConnection! }
   type Maker implements Node { id: ID! name: String }
   union Thing = Part | Maker
+  type PageInfo { hasNextPage: Boolean! endCursor: String }
+  type PartEdge { cursor: String! node: Part! }
+  type PartConnection { edges: [PartEdge!]! nodes: [Part!]! pageInfo: PageInfo! totalCount: Int! }
   type Query {
     part(id: ID!): Part parts: [Part!]! node(id: ID!): Node things: [Thing!]! matrix: [[Part!]!]!
     page(first: Int, last: Int): [Part!]! search(filter: JSON): [Part!]!
+    partPage(first: Int, after: String, last: Int, before: String): PartConnection!
   }
 `);
 

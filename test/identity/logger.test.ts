@@ -68,6 +68,19 @@ describe('logger redaction', () => {
     expect(out.lines()[0]?.msg).toBe('authentication failed for Bearer [Redacted]');
   });
 
+  test('URLs in any field at any depth lose their user:password and query; the line stays JSON', () => {
+    const out = capture();
+    const logger = createLogger({ destination: out.stream });
+    const url = 'http://ops:PASS-1@models.example/catalog.json?token=T-1';
+    logger.error({ reason: `catalog could not be loaded: ${url}`, registryError: { message: `${url} answered HTTP 503`, list: [url] } }, 'registry');
+    const [line] = out.lines();
+    expect(line).toMatchObject({
+      reason: 'catalog could not be loaded: http://models.example/catalog.json',
+      registryError: { message: 'http://models.example/catalog.json answered HTTP 503', list: ['http://models.example/catalog.json'] },
+    });
+    for (const secret of ['ops', 'PASS-1', 'T-1']) expect(out.text()).not.toContain(secret);
+  });
+
   test('serializeRequest works on requests without a query string', () => {
     expect(serializeRequest({ ...fakeRequest(), url: '/models' } as IncomingMessage).url).toBe('/models');
   });

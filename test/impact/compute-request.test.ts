@@ -1,7 +1,7 @@
 import { DomainError } from '../../kernel/errors.js';
-import { validateComputeRequest } from '../../subgraphs/impact/domain/compute-request.js';
+import { computeImpactInput, validateComputeRequest } from '../../rest-facade/impact/compute-request.js';
 import { parseComputeBody } from '../../rest-facade/impact/compute-body.js';
-import type { RequestIssue } from '../../subgraphs/impact/domain/compute-request.js';
+import type { RequestIssue } from '../../rest-facade/impact/compute-request.js';
 import { ImpactService } from '../../subgraphs/impact/domain/impact-service.js';
 import type { BackgroundProjectReader } from '../../subgraphs/impact/domain/impact-service.js';
 
@@ -10,10 +10,10 @@ const VALID = {
   product_system: { name: 'battery pack' },
 };
 
-/** What the service answers for a raw REST body: the DomainError it throws. */
+/** What the REST path answers for a raw body (the facade reads and validates it, the service computes): the DomainError thrown. */
 function answer(raw: string | Uint8Array): DomainError {
   try {
-    service().compute(parseComputeBody(raw));
+    service().compute(computeImpactInput(validateComputeRequest(parseComputeBody(raw))));
   } catch (error) {
     if (error instanceof DomainError) return error;
     throw error;
@@ -49,8 +49,9 @@ describe('compute: schema-valid requests', () => {
     expect(error.message).toMatch(/not available/);
   });
 
-  test('the same through the GraphQL path (an already parsed value)', () => {
-    expect(() => service().compute(VALID)).toThrow(expect.objectContaining({ code: 'CALCULATION_NOT_IMPLEMENTED' }));
+  test('the same through the GraphQL path (a typed input)', () => {
+    const input = { modelVersions: { productSystem: '0.1.0', lciDataset: '0.1.0', integratedLca: '0.1.0' }, productSystem: { name: 'battery pack' }, lciDatasets: [], assessmentContext: {} };
+    expect(() => service().compute(input)).toThrow(expect.objectContaining({ code: 'CALCULATION_NOT_IMPLEMENTED' }));
   });
 
   test('get the documented defaults and keep extra fields out of the request', () => {

@@ -75,10 +75,13 @@ describe('POST /compute with a field of the wrong JSON type is 422 in FastAPI sh
     });
   });
 
-  test('GraphQL computeImpact carries the same list as extensions.details', async () => {
-    const body = { ...VALID, product_system: 'x', lci_datasets: {} };
-    const rest = await compute(body);
-    const graph = await call(sut.url('gateway'), 'POST', '/graphql', { body: { query: 'mutation($r: JSON) { computeImpact(request: $r) }', variables: { r: body } } });
-    expect(graph.json.errors[0].extensions).toStrictEqual({ code: 'UNPROCESSABLE', details: rest.json.detail });
+  test('GraphQL computeImpact refuses the same wrong type by its input types (the REST 422 is the facade\'s)', async () => {
+    const rest = await compute({ ...VALID, model_versions: { ...VALID.model_versions, lci_dataset: 1 } });
+    expect(rest.status).toBe(422);
+    const input = { modelVersions: { productSystem: '0.1.0', lciDataset: 1, integratedLca: '0.1.0' }, productSystem: {}, lciDatasets: [], assessmentContext: {} };
+    const graph = await call(sut.url('gateway'), 'POST', '/graphql', {
+      body: { query: 'mutation($input: ComputeImpactInput!) { computeImpact(input: $input) { integratedLca } }', variables: { input } },
+    });
+    expect(graph.json.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('input.modelVersions.lciDataset'), extensions: { code: 'BAD_USER_INPUT' } })]);
   });
 });

@@ -62,10 +62,12 @@ describe('impact facade over the graph', () => {
       body: { query: '{ impactCapabilities { calculationStatus background { projectName databases { name activityCount } methodCount } } }' },
     });
     expect(capabilities.json.data.impactCapabilities).toMatchObject({ calculationStatus: 'not_available', background: { methodCount: 7 } });
-    const compute = await call(gateway, 'POST', '/graphql', { body: { query: 'mutation($r: JSON) { computeImpact(request: $r) }', variables: { r: validRequest } } });
+    const input = { modelVersions: { productSystem: '0.1.0', lciDataset: '0.1.0', integratedLca: '0.1.0' }, productSystem: {}, lciDatasets: [], assessmentContext: {} };
+    const compute = await call(gateway, 'POST', '/graphql', { body: { query: 'mutation($input: ComputeImpactInput!) { computeImpact(input: $input) { integratedLca } }', variables: { input } } });
     expect(compute.json.errors[0].extensions.code).toBe('CALCULATION_NOT_IMPLEMENTED');
-    const invalid = await call(gateway, 'POST', '/graphql', { body: { query: 'mutation { computeImpact(request: {}) }' } });
-    expect(invalid.json.errors[0].extensions).toMatchObject({ code: 'UNPROCESSABLE', details: expect.arrayContaining([expect.objectContaining({ type: 'missing' })]) });
+    // The input's types are checked by the graph: a missing field is a validation error, not the REST 422.
+    const invalid = await call(gateway, 'POST', '/graphql', { body: { query: 'mutation { computeImpact(input: {}) { integratedLca } }' } });
+    expect(invalid.json.errors[0].extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED' });
   });
 
   test('POST /compute without a required field or with malformed JSON is 422 in FastAPI shape', async () => {

@@ -12,12 +12,12 @@ import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/syst
  */
 const PROJECT_DIRECTORY = 'graph_project';
 const CAPABILITIES = '{ impactCapabilities { calculationStatus background { projectName methodCount databases { name activityCount } } } }';
-const COMPUTE = 'mutation Compute($request: JSON) { computeImpact(request: $request) }';
-const VALID_REQUEST = {
-  model_versions: { product_system: '0.1.0', lci_dataset: '0.1.0', integrated_lca: '0.1.0' },
-  product_system: { name: 'bike' },
-  lci_datasets: [{ name: 'frame' }],
-  assessment_context: { purpose: 'graph side effects' },
+const COMPUTE = 'mutation Compute($input: ComputeImpactInput!) { computeImpact(input: $input) { integratedLca } }';
+const VALID_INPUT = {
+  modelVersions: { productSystem: '0.1.0', lciDataset: '0.1.0', integratedLca: '0.1.0' },
+  productSystem: { name: 'bike' },
+  lciDatasets: [{ name: 'frame' }],
+  assessmentContext: { purpose: 'graph side effects' },
 };
 
 let workspace: string;
@@ -112,23 +112,22 @@ describe('GraphQL computeImpact has no side effects, like POST /compute', () => 
     const before = snapshotDirectory(project);
     const hitsBefore = coreHits();
 
-    const valid = await graphql(COMPUTE, { request: VALID_REQUEST });
+    const valid = await graphql(COMPUTE, { input: VALID_INPUT });
     expect(valid.json).toStrictEqual({
       data: { computeImpact: null },
       errors: [{ message: expect.stringContaining('not available'), path: ['computeImpact'], extensions: { code: 'CALCULATION_NOT_IMPLEMENTED', details: null } }],
     });
-    const invalid = await graphql(COMPUTE, { request: { ...VALID_REQUEST, product_system: 'x' } });
-    expect(invalid.json.errors).toEqual([
-      {
-        message: expect.any(String),
-        path: ['computeImpact'],
-        extensions: { code: 'UNPROCESSABLE', details: [{ type: 'dict_type', loc: ['body', 'product_system'], msg: 'Input should be a valid dictionary', input: 'x' }] },
-      },
-    ]);
-    const missing = await graphql(COMPUTE, { request: null });
-    expect(missing.json.errors[0].extensions.code).toBe('UNPROCESSABLE');
+    // An input its types refuse never reaches the service.
+    const { productSystem: _, ...incomplete } = VALID_INPUT;
+    const invalid = await graphql(COMPUTE, { input: incomplete });
+    expect(invalid.json.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('productSystem'), extensions: { code: 'BAD_USER_INPUT' } })]);
+    const missing = await graphql(COMPUTE, { input: null });
+    expect(missing.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     // Repeated, in one operation with aliases: still nothing.
-    const repeated = await graphql(`mutation($r: JSON) { a: computeImpact(request: $r) b: computeImpact(request: $r) }`, { r: VALID_REQUEST });
+    const repeated = await graphql(
+      `mutation($input: ComputeImpactInput!) { a: computeImpact(input: $input) { integratedLca } b: computeImpact(input: $input) { integratedLca } }`,
+      { input: VALID_INPUT },
+    );
     expect(repeated.json.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['CALCULATION_NOT_IMPLEMENTED', 'CALCULATION_NOT_IMPLEMENTED']);
 
     expect(coreHits()).toBe(hitsBefore);

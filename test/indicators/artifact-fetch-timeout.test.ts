@@ -104,7 +104,7 @@ describe('HTTP_TIMEOUT_SECS=1 bounds the calculation-artifact fetch through the 
 
   test('the same through GraphQL computeIndicators', async () => {
     const answer = await call(sut.url('gateway'), 'POST', '/graphql', {
-      body: { query: 'mutation($r: JSON) { computeIndicators(request: $r) { modelVersion } }', variables: { r: { model_version: '0.0.4', payload } } },
+      body: { query: 'mutation($input: ComputeIndicatorsInput!) { computeIndicators(input: $input) { modelVersion } }', variables: { input: { modelVersion: '0.0.4', payload } } },
     });
     expect(answer.json.errors).toEqual([expect.objectContaining({ extensions: { code: 'CALCULATION_ARTIFACT_ERROR', details: { calculation_url: `${host.url}/0.0.4/calculation.json` } } })]);
   }, 30_000);

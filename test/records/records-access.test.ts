@@ -14,8 +14,10 @@ const BOTH = 'records:read records:write';
 
 const RECORD = 'id model version payload owner { subject tenant }';
 const GET = `query ($id: ID!) { record(id: $id) { ${RECORD} } }`;
-const GRANT = 'mutation ($id: ID!, $subject: String, $tenant: String) { grantRecordRead(recordId: $id, subject: $subject, tenant: $tenant) }';
-const REVOKE = 'mutation ($id: ID!, $subject: String, $tenant: String) { revokeRecordRead(recordId: $id, subject: $subject, tenant: $tenant) }';
+const GRANT = 'mutation ($id: ID!, $subject: String, $tenant: String) { grantRecordRead(input: { recordId: $id, subject: $subject, tenant: $tenant }) { recordId subject tenant granted } }';
+const REVOKE = 'mutation ($id: ID!, $subject: String, $tenant: String) { revokeRecordRead(input: { recordId: $id, subject: $subject, tenant: $tenant }) { recordId subject tenant granted } }';
+/** The records a typed filter finds, a page at a time. */
+const LIST = 'query ($filter: RecordFilter) { records(filter: $filter) { nodes { id } totalCount } }';
 
 describe.each(backends)('records access on %s', (backend) => {
   let host: ArtifactHost;
@@ -63,19 +65,24 @@ describe.each(backends)('records access on %s', (backend) => {
     return answer.json.id;
   }
 
-  /** What each path answers `who` about record `id`: the REST status and whether queries list it. */
+  /**
+   * What each path answers `who` about record `id`: the REST status, whether queries list it, and
+   * what GraphQL's `record(id:)` gives (the record, null, or an error's code).
+   */
   async function sight(who: string, id: string) {
     const mine = { where: [{ field: 'id', op: 'eq', value: id }] };
     const gql = await graphql(gateway, GET, { id }, token[who]);
+    const listed = await graphql(gateway, LIST, { filter: { conditions: [{ field: 'ID', operator: 'EQ', value: { string: id } }] } }, token[who]);
     return {
       get: (await call(records, 'GET', `/records/${id}`, { headers: token[who] })).status,
       coreQuery: ids(await coreQuery(core, mine, token[who])).includes(id),
       recordsQuery: ids(await recordsQuery(records, mine, token[who])).includes(id),
-      graphql: gql.data?.record ? 'record' : gql.errors[0].extensions.code,
+      graphql: gql.errors ? gql.errors[0].extensions.code : gql.data.record === null ? null : 'record',
+      graphqlQuery: listed.errors ? listed.errors[0].extensions.code : { listed: listed.data.records.nodes.some((r: { id: string }) => r.id === id), totalCount: listed.data.records.totalCount },
     };
   }
-  const visible = { get: 200, coreQuery: true, recordsQuery: true, graphql: 'record' };
-  const hidden = { get: 404, coreQuery: false, recordsQuery: false, graphql: 'RECORD_NOT_FOUND' };
+  const visible = { get: 200, coreQuery: true, recordsQuery: true, graphql: 'record', graphqlQuery: { listed: true, totalCount: 1 } };
+  const hidden = { get: 404, coreQuery: false, recordsQuery: false, graphql: null, graphqlQuery: { listed: false, totalCount: 0 } };
 
   test('without a token: 401 on every records path, with the facade envelope and WWW-Authenticate', async () => {
     const coreAnswer = await coreCreate(core, widget(), randomUUID());
@@ -85,7 +92,7 @@ describe.each(backends)('records access on %s', (backend) => {
     expectError(await recordsStore(records, { id: 'x', model: 'm', version: '1', payload: 1 }, randomUUID()), 401, 'unauthorized');
     expectError(await call(records, 'GET', '/records/x'), 401, 'unauthorized');
     expectError(await recordsQuery(records, {}), 401, 'unauthorized');
-    expect((await call(gateway, 'POST', '/graphql', { body: { query: '{ records { id } }' } })).status).toBe(401);
+    expect((await call(gateway, 'POST', '/graphql', { body: { query: '{ records { nodes { id } } }' } })).status).toBe(401);
   });
 
   test('without the scope: 403 (scopes read from scope and scp)', async () => {
@@ -110,19 +117,19 @@ describe.each(backends)('records access on %s', (backend) => {
 
   test('the owner grants and revokes reading by subject through GraphQL; owner metadata shows to the owner only', async () => {
     const id = await aliceRecord();
-    expect((await graphql(gateway, GRANT, { id, subject: 'bob' }, token.aliceAcme)).data).toEqual({ grantRecordRead: true });
+    expect((await graphql(gateway, GRANT, { id, subject: 'bob' }, token.aliceAcme)).data).toEqual({ grantRecordRead: { recordId: id, subject: 'bob', tenant: null, granted: true } });
     expect(await sight('bobAcme', id)).toEqual(visible);
     expect((await graphql(gateway, GET, { id }, token.bobAcme)).data.record.owner).toBeNull();
     expect((await graphql(gateway, GET, { id }, token.aliceAcme)).data.record.owner).toEqual({ subject: 'alice', tenant: 'acme' });
     // bob is not the owner: for him the record does not exist to grant on.
     expect((await graphql(gateway, GRANT, { id, subject: 'carol' }, token.bobAcme)).errors[0].extensions.code).toBe('RECORD_NOT_FOUND');
-    expect((await graphql(gateway, REVOKE, { id, subject: 'bob' }, token.aliceAcme)).data).toEqual({ revokeRecordRead: true });
+    expect((await graphql(gateway, REVOKE, { id, subject: 'bob' }, token.aliceAcme)).data).toEqual({ revokeRecordRead: { recordId: id, subject: 'bob', tenant: null, granted: false } });
     expect(await sight('bobAcme', id)).toEqual(hidden);
   });
 
   test('a grant to a tenant lets every subject of that tenant read; callers without a tenant do not match it', async () => {
     const id = await aliceRecord();
-    await graphql(gateway, GRANT, { id, tenant: 'globex' }, token.aliceAcme);
+    expect((await graphql(gateway, GRANT, { id, tenant: 'globex' }, token.aliceAcme)).data.grantRecordRead).toEqual({ recordId: id, subject: null, tenant: 'globex', granted: true });
     expect(await sight('daveGlobex', id)).toEqual(visible);
     expect(await sight('aliceGlobex', id)).toEqual(visible);
     expect(await sight('carol', id)).toEqual(hidden);
@@ -159,7 +166,7 @@ describe.each(backends)('records access on %s', (backend) => {
   test('GraphQL: createRecord, storeRecord, records and their error codes', async () => {
     const k = randomUUID();
     const create = `mutation ($payload: JSONObject!, $key: String!) {
-      createRecord(model: "mini", version: "1.0", payload: $payload, idempotencyKey: $key) { replayed record { ${RECORD} createdAt updatedAt } }
+      createRecord(input: { model: "mini", version: "1.0", payload: $payload, idempotencyKey: $key }) { replayed record { ${RECORD} createdAt updatedAt } }
     }`;
     const payload = widget();
     const first = await graphql(gateway, create, { payload, key: k }, token.aliceAcme);
@@ -171,19 +178,43 @@ describe.each(backends)('records access on %s', (backend) => {
     expect(await code({ payload, key: ' ' })).toMatchObject({ code: 'MISSING_IDEMPOTENCY_KEY' });
     expect(await code({ payload: { id: 'bad' }, key: randomUUID() })).toMatchObject({ code: 'VALIDATION_FAILED', details: { passed: false } });
 
-    const store = 'mutation ($id: ID!, $payload: JSON, $key: String!) { storeRecord(id: $id, model: "m", version: "1", payload: $payload, idempotencyKey: $key) { replayed record { id payload } } }';
+    const store = 'mutation ($id: ID!, $payload: JSON, $key: String!) { storeRecord(input: { id: $id, model: "m", version: "1", payload: $payload, idempotencyKey: $key }) { replayed record { id payload } } }';
     expect((await graphql(gateway, store, { id: `g-${k}`, payload: [1, 'two'], key: `${k}-store` }, token.aliceAcme)).data.storeRecord).toEqual({
       replayed: false,
       record: { id: `g-${k}`, payload: [1, 'two'] },
     });
-    const query = 'query ($filter: JSON, $model: String, $version: String) { records(model: $model, version: $version, filter: $filter) { id } }';
-    const filter = { where: [{ field: 'id', op: 'in', value: [payload.id, `g-${k}`] }], sort: [{ field: 'id', direction: 'desc' }] };
-    expect((await graphql(gateway, query, { filter }, token.aliceAcme)).data.records).toEqual([{ id: payload.id }, { id: `g-${k}` }]);
-    expect((await graphql(gateway, query, { filter, model: 'mini', version: '1.0' }, token.aliceAcme)).data.records).toEqual([{ id: payload.id }]);
-    const bad = await graphql(gateway, query, { filter: { sort: [{ field: 'id', direction: 'up' }] } }, token.aliceAcme);
-    expect(bad.errors[0].extensions).toEqual({ code: 'BAD_REQUEST', details: { at: 'sort[0]', reason: 'direction must be asc or desc', given: { field: 'id', direction: 'up' } } });
-    expect((await graphql(gateway, query, { model: 'mini' }, token.aliceAcme)).errors[0].extensions.code).toBe('BAD_REQUEST');
-    expect((await graphql(gateway, query, { model: 'mini', version: '9' }, token.aliceAcme)).errors[0].extensions.code).toBe('MODEL_NOT_FOUND');
+    const connection = 'nodes { id } totalCount pageInfo { hasNextPage hasPreviousPage endCursor }';
+    const query = `query ($filter: RecordFilter, $orderBy: [RecordOrder!], $first: Int, $after: String) { records(filter: $filter, orderBy: $orderBy, first: $first, after: $after) { ${connection} } }`;
+    const within = `query ($model: String!, $version: String!, $filter: RecordFilter, $orderBy: [RecordOrder!]) {
+      modelVersion(model: $model, version: $version) { records(filter: $filter, orderBy: $orderBy) { ${connection} } }
+    }`;
+    const filter = { conditions: [{ field: 'ID', operator: 'IN', values: [{ string: payload.id }, { string: `g-${k}` }] }] };
+    const orderBy = [{ field: 'ID', direction: 'DESC' }];
+    const both = { nodes: [{ id: payload.id }, { id: `g-${k}` }], totalCount: 2, pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: expect.any(String) } };
+    expect((await graphql(gateway, query, { filter, orderBy }, token.aliceAcme)).data.records).toEqual(both);
+    expect((await graphql(gateway, within, { filter, orderBy, model: 'mini', version: '1.0' }, token.aliceAcme)).data.modelVersion.records).toMatchObject({ nodes: [{ id: payload.id }], totalCount: 1 });
+    // A page at a time: the end cursor of one page starts the next.
+    const page1 = (await graphql(gateway, query, { filter, orderBy, first: 1 }, token.aliceAcme)).data.records;
+    expect(page1).toMatchObject({ nodes: [{ id: payload.id }], totalCount: 2, pageInfo: { hasNextPage: true, hasPreviousPage: false } });
+    const page2 = (await graphql(gateway, query, { filter, orderBy, first: 1, after: page1.pageInfo.endCursor }, token.aliceAcme)).data.records;
+    expect(page2).toMatchObject({ nodes: [{ id: `g-${k}` }], totalCount: 2, pageInfo: { hasNextPage: false, hasPreviousPage: true } });
+    // Backwards: the last page, then the one before its start cursor.
+    const backwards = `query ($filter: RecordFilter, $orderBy: [RecordOrder!], $last: Int, $before: String) {
+      records(filter: $filter, orderBy: $orderBy, last: $last, before: $before) { nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor } }
+    }`;
+    const lastPage = (await graphql(gateway, backwards, { filter, orderBy, last: 1 }, token.aliceAcme)).data.records;
+    expect(lastPage).toMatchObject({ nodes: [{ id: `g-${k}` }], pageInfo: { hasPreviousPage: true } });
+    const beforeLast = (await graphql(gateway, backwards, { filter, orderBy, last: 1, before: lastPage.pageInfo.startCursor }, token.aliceAcme)).data.records;
+    expect(beforeLast).toMatchObject({ nodes: [{ id: payload.id }], pageInfo: { hasPreviousPage: false } });
+    // The typed filter is checked by the filter language: BAD_REQUEST naming the part of the input.
+    const bad = await graphql(gateway, query, { orderBy: [{ field: 'PAYLOAD', direction: 'ASC' }] }, token.aliceAcme);
+    expect(bad.errors[0].extensions).toEqual({ code: 'BAD_REQUEST', details: { at: 'orderBy[0].path', reason: 'PAYLOAD needs a path into the payload' } });
+    const badOperand = await graphql(gateway, query, { filter: { conditions: [{ field: 'CREATED_AT', operator: 'GT', value: { string: 'yesterday' } }] } }, token.aliceAcme);
+    expect(badOperand.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', details: { at: 'filter.conditions[0]', reason: 'created_at takes an ISO 8601 timestamp' } });
+    // A model version needs both its names; one outside the registry is null, with no error.
+    const halfNamed = await graphql(gateway, within, { model: 'mini' }, token.aliceAcme);
+    expect({ data: halfNamed.data, codes: halfNamed.errors.map((e: { extensions: { code: string } }) => e.extensions.code) }).toEqual({ data: undefined, codes: ['BAD_USER_INPUT'] });
+    expect(await graphql(gateway, within, { model: 'mini', version: '9' }, token.aliceAcme)).toEqual({ data: { modelVersion: null } });
   });
 
   test('Record is a federation entity: the models subgraph resolves a reference with the same visibility', async () => {

@@ -67,7 +67,7 @@ test('SIGTERM under load: in-flight requests finish, new connections are refused
     partialRequest(server.url('core'), 'POST', `${MODEL}:validate`, assessment('in-flight-validate')),
     partialRequest(server.url('indicators'), 'POST', '/compute', sample),
     partialRequest(server.url('records'), 'POST', '/records', { id: 'in-flight-record', model: 'm', version: '1', payload: { a: 1 } }, { 'idempotency-key': 'in-flight-record' }),
-    partialRequest(server.url('gateway'), 'POST', '/graphql', { query: '{ models { model version } }' }),
+    partialRequest(server.url('gateway'), 'POST', '/graphql', { query: '{ modelVersions { model version } }' }),
   ];
   await Promise.all(inFlight.map((request) => request.sent));
   const load = createStream(server.url('core'), 'load');

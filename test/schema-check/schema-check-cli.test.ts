@@ -230,8 +230,12 @@ describe('npm run schema:check on an edited copy of this repository', () => {
   }, BUILD_TIMEOUT);
 
   test('a route document using a removed field fails (exit 1) even though the removal is allow-listed', async () => {
-    // GET /health of the impact facade selects impactHealth.backgroundProjectDir.
-    copy.edit('subgraphs/impact/graphql/types.ts', '@Field() backgroundProjectDir!: string;', 'backgroundProjectDir!: string;');
+    // GET /health of the impact facade selects health.impact.backgroundProjectDir.
+    copy.edit(
+      'subgraphs/impact/graphql/types.ts',
+      "@Field({ name: 'backgroundProjectDir', description: 'Where the background project is read from' }) background_project_dir!: string;",
+      'background_project_dir!: string;',
+    );
     allowRemoval(copy, 'ImpactHealth.backgroundProjectDir');
 
     // Before `npm run compose`: the route check against the composition of the code names the route.

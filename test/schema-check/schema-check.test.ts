@@ -161,7 +161,7 @@ describe('schema:check on this repository', () => {
 
   test('against a baseline copy that still has a field the code no longer has: exit 1', async () => {
     const committed = await readCommittedSupergraph();
-    const published = committed.replace(/^(\s+modelsCount: Int! @join__field\(graph: MODELS\))$/m, '$1\n  retiredCount: Int @join__field(graph: MODELS)');
+    const published = committed.replace(/^(\s+modelVersionCount: Int! @join__field\(graph: MODELS\))$/m, '$1\n  retiredCount: Int @join__field(graph: MODELS)');
     expect(published).not.toBe(committed);
     const dir = mkdtempSync(path.join(tmpdir(), 'schema-check-'));
     try {

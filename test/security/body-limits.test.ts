@@ -112,7 +112,7 @@ describe(`SERVER_REQUEST_MAX_BYTES=${MAX_BYTES} and the default depth limit`, ()
   });
 
   test('the GraphQL endpoint: a body of exactly the limit is read; one byte more is 413', async () => {
-    const body = (fill: string) => JSON.stringify({ query: '{ models { model } }', variables: { fill } });
+    const body = (fill: string) => JSON.stringify({ query: '{ modelVersions { model } }', variables: { fill } });
     const base = body('').length;
     const read = await call(sut.url('gateway'), 'POST', '/graphql', { body: body('x'.repeat(MAX_BYTES - base)) });
     expect(read.status).toBe(200);

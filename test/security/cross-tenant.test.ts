@@ -80,39 +80,67 @@ describe.each(await backendsUnderTest())('tenant isolation on %s', (backend) => 
       const theirs = await gqlAsAcme(RECORD, { id });
       const nobodys = await gqlAsAcme(RECORD, { id: absent });
       expect(JSON.stringify(theirs).replaceAll(id, '<id>')).toBe(JSON.stringify(nobodys).replaceAll(absent, '<id>'));
-      expect(theirs.errors[0].extensions.code).toBe('RECORD_NOT_FOUND');
+      expect(theirs).toEqual({ data: { record: null } });
     }
   });
 
   test('granting or revoking on a globex record answers exactly like on an absent one', async () => {
     for (const mutation of ['grantRecordRead', 'revokeRecordRead']) {
-      const query = `mutation ($id: ID!) { ${mutation}(recordId: $id, subject: "alice") }`;
+      const query = `mutation ($id: ID!) { ${mutation}(input: { recordId: $id, subject: "alice" }) { recordId granted } }`;
       const absent = `absent-${randomUUID()}`;
       const theirs = await gqlAsAcme(query, { id: globexIds[0] });
       const nobodys = await gqlAsAcme(query, { id: absent });
       expect(JSON.stringify(theirs).replaceAll(globexIds[0]!, '<id>')).toBe(JSON.stringify(nobodys).replaceAll(absent, '<id>'));
+      expect(theirs.errors[0].extensions.code).toBe('RECORD_NOT_FOUND');
     }
   });
 
-  /** Filters an attacker would use to find or count globex records. */
-  const PROBES = [
-    {},
-    { where: [{ field: 'payload.secret', op: 'exists', value: true }] },
-    { where: [{ field: 'payload.secret', op: 'eq', value: SECRET }] },
-    { where: [{ field: 'payload.secret', op: 'contains', value: 'globex' }] },
-    { where: [{ field: 'id', op: 'in', value: ['x', ...globexIds] }] },
-    { where: [{ field: 'payload.n', op: 'gte', value: 0 }], sort: [{ field: 'payload.n', direction: 'desc' }] },
-    { where: [{ field: 'created_at', op: 'gt', value: '2000-01-01' }], limit: 1000 },
+  /**
+   * Filters an attacker would use to find or count globex records: the REST filter, and the same
+   * filter as the graph's typed `records` arguments.
+   */
+  const PROBES: Array<{ rest: Record<string, unknown>; graph: Record<string, unknown> }> = [
+    { rest: {}, graph: {} },
+    {
+      rest: { where: [{ field: 'payload.secret', op: 'exists', value: true }] },
+      graph: { filter: { conditions: [{ field: 'PAYLOAD', path: 'secret', operator: 'EXISTS', value: { boolean: true } }] } },
+    },
+    {
+      rest: { where: [{ field: 'payload.secret', op: 'eq', value: SECRET }] },
+      graph: { filter: { conditions: [{ field: 'PAYLOAD', path: 'secret', operator: 'EQ', value: { string: SECRET } }] } },
+    },
+    {
+      rest: { where: [{ field: 'payload.secret', op: 'contains', value: 'globex' }] },
+      graph: { filter: { conditions: [{ field: 'PAYLOAD', path: 'secret', operator: 'CONTAINS', value: { string: 'globex' } }] } },
+    },
+    {
+      rest: { where: [{ field: 'id', op: 'in', value: ['x', ...globexIds] }] },
+      graph: { filter: { conditions: [{ field: 'ID', operator: 'IN', values: ['x', ...globexIds].map((id) => ({ string: id })) }] } },
+    },
+    {
+      rest: { where: [{ field: 'payload.n', op: 'gte', value: 0 }], sort: [{ field: 'payload.n', direction: 'desc' }] },
+      graph: {
+        filter: { conditions: [{ field: 'PAYLOAD', path: 'n', operator: 'GTE', value: { number: 0 } }] },
+        orderBy: [{ field: 'PAYLOAD', path: 'n', direction: 'DESC' }],
+      },
+    },
+    {
+      rest: { where: [{ field: 'created_at', op: 'gt', value: '2000-01-01' }], limit: 1000 },
+      graph: { filter: { conditions: [{ field: 'CREATED_AT', operator: 'GT', value: { dateTime: '2000-01-01T00:00:00.000Z' } }] }, first: 1000 },
+    },
   ];
+  const ALL = { rest: { limit: 1000 }, graph: { first: 1000 } };
 
-  /** The ids acme gets for a filter through the core, the records backend and GraphQL. */
-  async function acmeSees(filter: Record<string, unknown>): Promise<string[][]> {
-    const gql = await gqlAsAcme('query ($f: JSON) { records(filter: $f) { id } }', { f: filter });
-    return [
-      ids(await asAcme(coreQuery(core, filter, acme, BARE))),
-      ids(await asAcme(recordsQuery(records, filter, acme))),
-      gql.data.records.map((r: { id: string }) => r.id),
-    ];
+  const RECORDS = `query ($filter: RecordFilter, $orderBy: [RecordOrder!], $first: Int, $after: String) {
+    records(filter: $filter, orderBy: $orderBy, first: $first, after: $after) { nodes { id } totalCount pageInfo { hasNextPage endCursor } }
+  }`;
+
+  /** The ids acme gets for a filter through the core, the records backend and GraphQL (whose total counts them all). */
+  async function acmeSees({ rest, graph }: { rest: Record<string, unknown>; graph: Record<string, unknown> }): Promise<string[][]> {
+    const gql = (await gqlAsAcme(RECORDS, graph)).data.records;
+    const found = gql.nodes.map((r: { id: string }) => r.id);
+    expect({ totalCount: gql.totalCount, hasNextPage: gql.pageInfo.hasNextPage }).toEqual({ totalCount: found.length, hasNextPage: false });
+    return [ids(await asAcme(coreQuery(core, rest, acme, BARE))), ids(await asAcme(recordsQuery(records, rest, acme))), found];
   }
 
   test('every probing filter finds acme records only, through every path', async () => {
@@ -132,10 +160,26 @@ describe.each(await backendsUnderTest())('tenant isolation on %s', (backend) => 
       }
       return seen;
     };
-    const before = { all: await acmeSees({ limit: 1000 }), pages: await pages() };
+    /** GraphQL's pages of one record, each after the previous page's end cursor, with the total and whether more follow. */
+    const graphPages = async () => {
+      const seen: unknown[] = [];
+      let after: string | null = null;
+      for (let hasNextPage = true; hasNextPage; ) {
+        const page: { nodes: Array<{ id: string }>; totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string } } = (
+          await gqlAsAcme(RECORDS, { first: 1, after })
+        ).data.records;
+        seen.push({ ids: page.nodes.map((r) => r.id), totalCount: page.totalCount, hasNextPage: page.pageInfo.hasNextPage });
+        ({ hasNextPage } = page.pageInfo);
+        after = page.pageInfo.endCursor;
+        if (seen.length > acmeIds.length + 1) break;
+      }
+      return seen;
+    };
+    const before = { all: await acmeSees(ALL), pages: await pages(), graphPages: await graphPages() };
     expect(before.pages).toEqual(acmeIds.flatMap((id) => [[id], [id]]).concat([[], []]));
+    expect(before.graphPages).toEqual(acmeIds.map((id, i) => ({ ids: [id], totalCount: acmeIds.length, hasNextPage: i < acmeIds.length - 1 })));
     for (let i = 0; i < 10; i++) await coreCreate(core, { secret: SECRET, n: 100 + i }, `globex-more-${i}`, globex, BARE);
-    expect({ all: await acmeSees({ limit: 1000 }), pages: await pages() }).toEqual(before);
+    expect({ all: await acmeSees(ALL), pages: await pages(), graphPages: await graphPages() }).toEqual(before);
   });
 
   // Not among the answers searched at the end: acme sends globex's payload itself here.
@@ -145,7 +189,7 @@ describe.each(await backendsUnderTest())('tenant isolation on %s', (backend) => 
     expect({ status: core0.status, replayed: core0.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: null });
     expect(globexIds).not.toContain(core0.json.id);
     acmeIds.push(core0.json.id);
-    const create = `mutation ($p: JSONObject!, $k: String!) { createRecord(model: "bare", version: "0.1", payload: $p, idempotencyKey: $k) { replayed record { id } } }`;
+    const create = `mutation ($p: JSONObject!, $k: String!) { createRecord(input: { model: "bare", version: "0.1", payload: $p, idempotencyKey: $k }) { replayed record { id } } }`;
     const gql = (await call(gateway, 'POST', '/graphql', { body: { query: create, variables: { p: { secret: SECRET, n: 1 }, k: 'globex-core-1' } }, headers: acme })).json;
     expect(gql.data.createRecord.replayed).toBe(false);
     expect(globexIds).not.toContain(gql.data.createRecord.record.id);

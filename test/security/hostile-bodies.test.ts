@@ -78,6 +78,22 @@ describe.each<Backend>(await backendsUnderTest())('every facade on %s', (backend
     );
   });
 
+  // Issue 13, item 5: a decoder would replace the bad bytes and accept a body the client never sent.
+  test('a JSON body that is not UTF-8 is 400 in each facade\'s envelope, never repaired', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"payload":{"id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}')]);
+    const send = (listener: string, path: string) =>
+      fetch(url(listener) + path, { method: 'POST', body: bytes, headers: { 'content-type': 'application/json', 'idempotency-key': `bytes-${++unique}` } }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    for (const [listener, path] of [['core', `${SAMPLE}:validate`], ['core', `${SAMPLE}:create`], ['core', `${SAMPLE}:query`]]) {
+      expect(await send(listener!, path!)).toEqual({ status: 400, body: { code: 'BAD_REQUEST', message: 'request body is not valid UTF-8', details: null } });
+    }
+    for (const path of ['/records', '/records/query']) {
+      expect(await send('records', path)).toEqual({ status: 400, body: { code: 'bad_request', message: 'request body is not valid UTF-8', details: null } });
+    }
+    const indicators = await send('indicators', '/compute');
+    expect(indicators).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST_BODY' } });
+    expect(JSON.stringify((indicators.body as { details: unknown }).details)).toContain('not valid UTF-8');
+  });
+
   test('core :validate of any payload object: a three-result report', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(hostileObject, deeplyNested(70).map((d) => ({ d }))), async (payload) => {

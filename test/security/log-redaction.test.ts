@@ -70,13 +70,13 @@ test('jwt_jwks: a full run leaves no token, Authorization header or refused payl
 
     // Accepted requests.
     await call(url('core'), 'POST', '/models/mini/versions/1.0:validate', { body: { payload: VALID_WIDGET }, headers: good });
-    await call(url('gateway'), 'POST', '/graphql', { body: { query: '{ models { model } }' }, headers: good });
+    await call(url('gateway'), 'POST', '/graphql', { body: { query: '{ modelVersions { model } }' }, headers: good });
     // Refused: bad tokens on every edge, each carrying a payload.
     for (const token of [await idp.sign({ aud: 'other' }), await idp.signWithUnknownKid(), idp.algNoneToken(), await idp.hs256WithPublicKey(), 'garbage.token.value-with-enough-length']) {
       const headers = auth(token);
       await call(url('core'), 'POST', '/models/mini/versions/1.0:create', { body: { payload: { ...VALID_WIDGET, note: secrets.marker() } }, headers: { ...headers, 'idempotency-key': 'k1' } });
       await call(url('records'), 'POST', '/records', { body: { id: 'x', model: 'm', version: '1', payload: secrets.marker() }, headers: { ...headers, 'idempotency-key': 'k2' } });
-      await call(url('gateway'), 'POST', '/graphql', { body: { query: 'query ($p: JSONObject!) { validate(model: "mini", version: "1.0", payload: $p) { passed } }', variables: { p: { m: secrets.marker() } } }, headers });
+      await call(url('gateway'), 'POST', '/graphql', { body: { query: 'query ($p: JSONObject!) { modelVersion(model: "mini", version: "1.0") { validation(payload: $p) { passed } } }', variables: { p: { m: secrets.marker() } } }, headers });
       await call(url('indicators'), 'POST', '/compute', { body: { payload: { indicator_specification_id: secrets.marker() } }, headers });
     }
     // Refused with a valid token: forbidden, invalid, malformed, too deep, unknown model, conflicts.
@@ -123,7 +123,7 @@ test('forward_auth: identity header values of accepted and refused requests neve
     });
     await call(server.url('core'), 'POST', '/models/mini/versions/1.0:validate', { body: { payload: VALID_WIDGET }, headers: identity() });
     await call(server.url('core'), 'POST', '/models/mini/versions/1.0:create', { body: { payload: { ...VALID_WIDGET, note: secrets.marker() } }, headers: { ...identity(), 'idempotency-key': 'k' } });
-    await call(server.url('gateway'), 'POST', '/graphql', { body: { query: '{ records(filter: {}) { id } }' }, headers: identity() });
+    await call(server.url('gateway'), 'POST', '/graphql', { body: { query: '{ records(filter: {}) { nodes { id } } }' }, headers: identity() });
     await call(server.url('records'), 'GET', '/records/nope', { headers: { ...identity(), 'x-auth-subject': ' ' } });
     await server.stop();
     expectClean(server.output(), secrets);

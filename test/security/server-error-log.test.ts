@@ -56,7 +56,7 @@ describePostgres('the records store down', () => {
 
   test('/graphql answers 200 with a STORE_ERROR in its errors: one line naming the operation', async () => {
     const answer = await call(sut.url('gateway'), 'POST', '/graphql', {
-      body: { query: 'query LatestRecords { records { id } }' },
+      body: { query: 'query LatestRecords { records { nodes { id } } }' },
       headers: bearer(token),
     });
     expect(answer.json.errors[0].extensions.code).toBe('STORE_ERROR');

@@ -1,7 +1,7 @@
 import { diffSchemas, latestSnapshot, providerSchema } from '../../scripts/prisma-schemas.mjs';
 import { loadMigrations, migrate } from '../../subgraphs/models/store/migrator.js';
-import { canonicalJson } from '../../subgraphs/models/domain/records/canonical-json.js';
-import type { JsonValue } from '../../subgraphs/models/domain/records/canonical-json.js';
+import { canonicalJson } from '../../kernel/records/canonical-json.js';
+import type { JsonValue } from '../../kernel/records/canonical-json.js';
 import { payloadNumbers } from '../../subgraphs/models/store/record-numbers.js';
 import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { Backend, TestDatabase } from './support.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JsonValue } from '../../subgraphs/models/domain/records/canonical-json.js';
+import type { JsonValue } from '../../kernel/records/canonical-json.js';
 import { openRecordStore } from '../../subgraphs/models/store/open-store.js';
-import { parseRecordFilter } from '../../subgraphs/models/domain/records/record-filter.js';
+import { parseRecordFilter } from '../../kernel/records/record-filter.js';
 import { idempotencyScope, requestFingerprint } from '../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordStore, StoredRecord } from '../../subgraphs/models/domain/records/record-store.js';
 import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
@@ -226,7 +226,7 @@ describe.each(backends)('query on %s', (backend) => {
   });
 
   test('pages in index order are the same whether a window of the records holds them or not', async () => {
-    // translateIndexOrderQuery: on PostgreSQL a small page of a condition most records meet is
+    // Read.window (query-translator.ts): on PostgreSQL a small page of a condition most records meet is
     // found among the first 2 × (offset + limit) records; a selective one falls back to the search.
     for (const where of [[{ field: 'payload.s', op: 'exists', value: true }], [{ field: 'payload.n', op: 'in', value: [10, '7'] }]]) {
       for (const sort of [[], [{ field: 'created_at', direction: 'desc' }]]) {

@@ -1,6 +1,6 @@
 import { DomainError } from '../../kernel/errors.js';
 import { translateQuery } from '../../subgraphs/models/store/query-translator.js';
-import { DEFAULT_LIMIT, parseInstant, parseRecordFilter } from '../../subgraphs/models/domain/records/record-filter.js';
+import { DEFAULT_LIMIT, parseInstant, parseRecordFilter } from '../../kernel/records/record-filter.js';
 
 function rejection(filter: unknown): DomainError {
   try {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { JsonValue } from '../../subgraphs/models/domain/records/canonical-json.js';
+import type { JsonValue } from '../../kernel/records/canonical-json.js';
 import { openRecordStore } from '../../subgraphs/models/store/open-store.js';
-import { parseRecordFilter } from '../../subgraphs/models/domain/records/record-filter.js';
+import { parseRecordFilter } from '../../kernel/records/record-filter.js';
 import { idempotencyScope, requestFingerprint } from '../../subgraphs/models/domain/records/record-store.js';
 import type { CreateRecordResult, Principal, RecordStore } from '../../subgraphs/models/domain/records/record-store.js';
 import { backendsUnderTest, createDatabase, onDatabase } from './support.js';

@@ -26,7 +26,7 @@ const COMPUTE_REQUEST = {
 export const EDGES: Edge[] = [
   { name: 'core REST', listener: 'core', method: 'GET', path: '/models', acceptedStatus: 200, refusedCode: 'UNAUTHORIZED' },
   { name: 'records REST', listener: 'records', method: 'GET', path: '/records/absent-id', acceptedStatus: 404, refusedCode: 'unauthorized' },
-  { name: 'GraphQL', listener: 'gateway', method: 'POST', path: '/graphql', body: { query: '{ models { model } }' }, acceptedStatus: 200, refusedCode: 'UNAUTHORIZED' },
+  { name: 'GraphQL', listener: 'gateway', method: 'POST', path: '/graphql', body: { query: '{ modelVersions { model } }' }, acceptedStatus: 200, refusedCode: 'UNAUTHORIZED' },
   // Without the indicator model in the catalog an accepted caller reaches the core's 404.
   { name: 'indicators REST (via the core)', listener: 'indicators', method: 'POST', path: '/compute', body: COMPUTE_REQUEST, acceptedStatus: 404, refusedCode: 'CORE_UNAUTHORIZED' },
 ];

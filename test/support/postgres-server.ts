@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -20,8 +20,12 @@ const BIN = process.env.TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
  *
  *   const server = await PostgresServer.create();   // server.url: postgresql://postgres@127.0.0.1:<port>/postgres
  *   await server.stop(); … await server.start(); … await server.destroy();
+ *   server.freeze(); … server.thaw();                // every process of the server stopped (SIGSTOP), then continued
  */
 export class PostgresServer {
+  /** The processes `freeze` stopped, continued by `thaw` (and by `destroy`, whatever happened). */
+  private frozen: number[] = [];
+
   private constructor(
     private readonly dir: string,
     readonly port: number,
@@ -64,7 +68,27 @@ export class PostgresServer {
     await this.pg('pg_ctl', '-D', this.data, '-m', 'fast', '-w', 'stop');
   }
 
+  /**
+   * A database that hangs: the postmaster and every backend stopped with SIGSTOP. Connections stay
+   * open, new ones are accepted by the kernel, and nothing answers, as with a host that froze.
+   * The postmaster first, so that it starts no backend the list below would miss.
+   */
+  freeze(): void {
+    const postmaster = Number(readFileSync(path.join(this.data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    this.frozen.push(postmaster);
+    process.kill(postmaster, 'SIGSTOP');
+    for (const pid of childrenOf(postmaster)) {
+      this.frozen.push(pid);
+      process.kill(pid, 'SIGSTOP');
+    }
+  }
+
+  thaw(): void {
+    for (const pid of this.frozen.splice(0)) process.kill(pid, 'SIGCONT');
+  }
+
   async destroy(): Promise<void> {
+    this.thaw();
     await this.pg('pg_ctl', '-D', this.data, '-m', 'immediate', '-w', 'stop').catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -79,6 +103,21 @@ export class PostgresServer {
 async function postgresIds(): Promise<[number, number]> {
   const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
   return [Number(uid.stdout.trim()), Number(gid.stdout.trim())];
+}
+
+/** The processes whose parent is `pid` (Linux: /proc/<pid>/stat, the parent after the command's closing parenthesis). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false; // ended meanwhile
+      }
+    })
+    .map(Number);
 }
 
 function freePort(): Promise<number> {

@@ -38,6 +38,10 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       RECORDS_PORT: '0',
       GATEWAY_PORT: '0',
       LOG_LEVEL: 'info',
+      // Tests refresh the registry back to back; the refresh rate limit's own tests set it.
+      REGISTRY_REFRESH_MIN_INTERVAL_SECS: '0',
+      // One process unless a test asks for workers: what a test observes then answers from one place.
+      WORKERS: '1',
       GATEWAY_EXECUTOR,
       ...env,
     },

@@ -34,6 +34,8 @@ export async function startTestSystem(env: Record<string, string | undefined>, o
     GATEWAY_PORT: '0',
     SUBGRAPH_PORT: '0',
     LOG_LEVEL: 'silent',
+    // Tests refresh the registry back to back; the refresh rate limit's own tests set it.
+    REGISTRY_REFRESH_MIN_INTERVAL_SECS: '0',
     DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
     GATEWAY_EXECUTOR,
     ...env,

@@ -1,5 +1,5 @@
 import { DomainError } from '../../../kernel/errors.js';
-import { validateComputeRequest } from './compute-request.js';
+import type { ComputeRequest } from './compute-request.js';
 import type { ImpactConfig } from './impact-config.js';
 import { IMPACT_SERVICE_NAME, IMPACT_SERVICE_VERSION } from '../../../kernel/service-identities.js';
 
@@ -48,10 +48,9 @@ export interface BackgroundProjectReader {
 }
 
 /**
- * The impact service's use cases, free of HTTP and GraphQL. Resolvers and the REST facade call these
- * and map a DomainError's code to their own status: BACKGROUND_PROJECT_UNAVAILABLE 503,
- * CALCULATION_NOT_IMPLEMENTED 501, UNPROCESSABLE 422 (details = FastAPI's `detail` list),
- * BAD_REQUEST 400 (a body FastAPI could not decode at all).
+ * The impact service's use cases, free of HTTP and GraphQL. Resolvers call these; the REST facade
+ * maps a DomainError's code to its status: BACKGROUND_PROJECT_UNAVAILABLE 503,
+ * CALCULATION_NOT_IMPLEMENTED 501.
  */
 export class ImpactService {
   constructor(
@@ -77,11 +76,11 @@ export class ImpactService {
   }
 
   /**
-   * Validates the request (UNPROCESSABLE with every issue), then reports that no calculation is
-   * available. No side effects: no call to the core, no foreground data, the project is not touched.
+   * Reports that no calculation is available for a valid request (the calculation it would feed
+   * does not exist yet). No side effects: no call to the core, no foreground data, the project is
+   * not touched.
    */
-  compute(body: unknown): never {
-    validateComputeRequest(body);
+  compute(request: ComputeRequest): never {
     throw new DomainError(
       'CALCULATION_NOT_IMPLEMENTED',
       'impact calculation is not available: the request is valid, but this service performs no calculation yet',

@@ -1,7 +1,6 @@
-import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Mutation, Query, Resolver } from 'type-graphql';
 import type { ImpactService } from '../domain/impact-service.js';
-import { ImpactCapabilitiesGql, ImpactHealthGql } from './types.js';
+import { ComputeImpactInputGql, ImpactCapabilitiesGql, ImpactComputationGql } from './types.js';
 
 /**
  * The impact service in the graph. Like its REST facade it does not authenticate callers itself
@@ -11,32 +10,22 @@ import { ImpactCapabilitiesGql, ImpactHealthGql } from './types.js';
 export class ImpactResolver {
   constructor(private readonly impact: ImpactService) {}
 
-  @Query(() => ImpactHealthGql)
-  impactHealth(): ImpactHealthGql {
-    const health = this.impact.health();
-    return { ...health, coreBaseUrl: health.core_base_url, backgroundProjectDir: health.background_project_dir };
-  }
-
-  @Query(() => ImpactCapabilitiesGql, { description: 'Reads the background project; BACKGROUND_PROJECT_UNAVAILABLE when it cannot be opened' })
-  async impactCapabilities(): Promise<ImpactCapabilitiesGql> {
-    const { calculation_status, background, engine } = await this.impact.capabilities();
-    return {
-      calculationStatus: calculation_status,
-      background: {
-        projectName: background.project_name,
-        databases: background.databases.map((d) => ({ name: d.name, backend: d.backend, format: d.format, activityCount: d.activity_count })),
-        methodCount: background.method_count,
-        methodExamples: background.method_examples,
-      },
-      engine: { dataLibraryVersion: engine.data_library_version, calcLibraryVersion: engine.calc_library_version },
-    };
-  }
-
-  @Mutation(() => Boolean, {
-    nullable: true,
-    description: 'Validates a compute request; no calculation is available, so it always fails: CALCULATION_NOT_IMPLEMENTED for a valid request, UNPROCESSABLE otherwise',
+  @Query(() => ImpactCapabilitiesGql, {
+    description:
+      'What the impact service can compute with, read from its background project on every call (so it also tells whether the ' +
+      'project is ready). BACKGROUND_PROJECT_UNAVAILABLE when the project cannot be opened',
   })
-  computeImpact(@Arg('request', () => GraphQLJSON, { nullable: true }) request: unknown): boolean {
-    return this.impact.compute(request);
+  impactCapabilities(): Promise<ImpactCapabilitiesGql> {
+    return this.impact.capabilities();
+  }
+
+  @Mutation(() => ImpactComputationGql, {
+    nullable: true,
+    description:
+      'Computes an Integrated LCA. Not available yet: a request always fails with CALCULATION_NOT_IMPLEMENTED, and has no effect ' +
+      '(nothing is stored, no other service is called)',
+  })
+  computeImpact(@Arg('input', () => ComputeImpactInputGql, { description: 'What to compute it from' }) input: ComputeImpactInputGql): ImpactComputationGql | null {
+    return this.impact.compute(input);
   }
 }

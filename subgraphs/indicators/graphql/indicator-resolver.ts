@@ -1,9 +1,9 @@
-import { GraphQLJSON } from 'graphql-scalars';
-import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import { MODEL_FAMILY } from '../domain/compute-request.js';
 import type { IndicatorService } from '../domain/indicator-service.js';
-import { IndicatorComputationGql, IndicatorHealthGql, IndicatorSpecificationGql, ModelVersionGql } from './types.js';
+import { ComputeIndicatorsInputGql, computeRequestOf } from './compute-input.js';
+import { IndicatorComputationGql, IndicatorSpecificationGql, ModelVersionGql } from './types.js';
 
 /**
  * The indicator service in the graph. Like its REST facade it does not authenticate callers itself
@@ -15,26 +15,26 @@ export class IndicatorResolver {
 
   @FieldResolver(() => [IndicatorSpecificationGql], {
     description:
-      'The questionnaire of the calculation artifact of this version, in artifact order; [] for any other model than re-indicators-specification. ' +
-      'CALCULATION_ARTIFACT_NOT_FOUND when no artifact is published for the version',
+      'The questionnaires of this version, one per indicator, in the order the model version lists them; empty for any model but ' +
+      're-indicators-specification. CALCULATION_ARTIFACT_NOT_FOUND when the version has no published calculation artifact',
   })
   async indicatorSpecifications(@Root() parent: ModelVersionGql): Promise<readonly IndicatorSpecificationGql[]> {
     return parent.model === MODEL_FAMILY ? this.indicators.specifications(parent.version) : [];
   }
 
-  // `request` is nullable so that null reaches the domain and is INVALID_REQUEST_BODY like any other non-object.
   @Mutation(() => IndicatorComputationGql, {
     description:
-      'doc 02 POST /compute: `request` is its body ({model_version?, payload}); the payload is validated by the core, then scored. ' +
-      'INVALID_REQUEST_BODY lists every problem of its shape',
+      'Validates an answered questionnaire of re-indicators-specification against its model version (the caller\'s bearer token is passed on ' +
+      'to the validating service), then scores it. Errors: INVALID_REQUEST_BODY (the input, every problem in `details.problems`), ' +
+      'VALIDATION_FAILED (the assessment does not pass; `details` is the validation), CORE_UNAUTHORIZED (the validating service refused the token), ' +
+      'MODEL_VERSION_NOT_FOUND, CALCULATION_ARTIFACT_NOT_FOUND, UNKNOWN_INDICATOR_SPECIFICATION, and CORE_VALIDATION_ERROR, ' +
+      'CALCULATION_ARTIFACT_ERROR, CALCULATION_ARTIFACT_VERSION_MISMATCH when a service it depends on fails',
   })
-  async computeIndicators(@Arg('request', () => GraphQLJSON, { nullable: true }) request: unknown, @Ctx() context: RequestContext): Promise<IndicatorComputationGql> {
+  async computeIndicators(
+    @Arg('input', () => ComputeIndicatorsInputGql, { description: 'The questionnaire and the model version to score it with' }) input: ComputeIndicatorsInputGql,
+    @Ctx() context: RequestContext,
+  ): Promise<IndicatorComputationGql> {
     // Forwarded to the core as the gateway forwards them to a remote subgraph (RequestContext.forwardedCredentials).
-    return this.indicators.compute(request, await context.forwardedCredentials());
-  }
-
-  @Query(() => IndicatorHealthGql)
-  indicatorHealth(): IndicatorHealthGql {
-    return this.indicators.health();
+    return this.indicators.compute(computeRequestOf(input), await context.forwardedCredentials());
   }
 }

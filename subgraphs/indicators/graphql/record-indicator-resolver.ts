@@ -2,7 +2,7 @@ import { Directive, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { IndicatorService } from '../domain/indicator-service.js';
 import { IndicatorResultGql, RecordGql } from './types.js';
 
-/** A stored record's indicator scores: the result part of POST /compute, for the record's payload. */
+/** A stored record's indicator scores, the `result` of computeIndicators for the record's payload. */
 @Resolver(() => RecordGql)
 export class RecordIndicatorResolver {
   constructor(private readonly indicators: IndicatorService) {}
@@ -10,9 +10,9 @@ export class RecordIndicatorResolver {
   @FieldResolver(() => IndicatorResultGql, {
     nullable: true,
     description:
-      'The scores of this record\'s payload with the calculation artifact of its version, as POST /compute gives them (without its delegated validation); ' +
-      'null for a record of any other model than re-indicators-specification. INVALID_REQUEST_BODY when the payload is not an assessment, ' +
-      'UNKNOWN_INDICATOR_SPECIFICATION, CALCULATION_ARTIFACT_NOT_FOUND',
+      "The scores of this record's payload, as `computeIndicators` gives them for its model version (without validating it again: " +
+      'it was validated when stored); null for a record of any model but re-indicators-specification. INVALID_REQUEST_BODY when the ' +
+      'payload is not an assessment, UNKNOWN_INDICATOR_SPECIFICATION, CALCULATION_ARTIFACT_NOT_FOUND',
   })
   @Directive('@requires(fields: "model version payload")')
   indicatorResult(@Root() record: RecordGql): Promise<IndicatorResultGql | null> {

@@ -13,48 +13,66 @@ import type { ValidationSection } from '../domain/validation-section.js';
  * request for it (bench/PROFILE.md). A type that renames a field cannot be simple.
  */
 
-// Enum values keep the contract's spelling (doc 02's named values).
+// The keys are the graph's names, the values the domain's strings: resolvers return domain objects unchanged.
 export enum ValidationStatusGql {
-  validated_by_core = 'validated_by_core',
-  validation_skipped = 'validation_skipped',
+  VALIDATED_BY_CORE = 'validated_by_core',
+  VALIDATION_SKIPPED = 'validation_skipped',
 }
-registerEnumType(ValidationStatusGql, { name: 'IndicatorValidationStatus' });
+registerEnumType(ValidationStatusGql, {
+  name: 'IndicatorValidationStatus',
+  description: 'Whether the assessment was validated before it was scored',
+  valuesConfig: {
+    VALIDATED_BY_CORE: { description: 'The model registry validated it against the model version (its report is `rawReport`)' },
+    VALIDATION_SKIPPED: { description: 'The operator turned validation off for this service: the assessment was scored unvalidated' },
+  },
+});
 
 export enum ResultStatusGql {
-  computed = 'computed',
+  COMPUTED = 'computed',
 }
-registerEnumType(ResultStatusGql, { name: 'IndicatorResultStatus' });
+registerEnumType(ResultStatusGql, {
+  name: 'IndicatorResultStatus',
+  description: 'The state of a set of scores',
+  valuesConfig: { COMPUTED: { description: 'Every parameter of the indicator was scored' } },
+});
 
-@ObjectType('AnswerOption', { description: 'One answer a question offers, with its score', simpleResolvers: true })
+@ObjectType('AnswerOption', { description: 'One answer a question offers, with the score it gives', simpleResolvers: true })
 export class AnswerOptionGql {
-  @Field() readonly id!: string;
-  @Field(() => String, { nullable: true, description: 'Null when the calculation artifact carries no text' }) readonly text!: string | null;
-  @Field(() => Float) readonly score!: number;
+  @Field({ description: 'The id to send as `selectedAnswerId`' }) readonly id!: string;
+  @Field(() => String, { nullable: true, description: 'The answer as shown to the person answering; null when the model version provides no text' })
+  readonly text!: string | null;
+  @Field(() => Float, { description: 'The score this answer gives the question, from 0 (worst) to 5 (best)' }) readonly score!: number;
 }
 
-@ObjectType('QuestionSpecification', { simpleResolvers: true })
+@ObjectType('QuestionSpecification', { description: 'One question of a parameter, with the answers it offers', simpleResolvers: true })
 export class QuestionSpecificationGql {
-  @Field() readonly id!: string;
-  @Field(() => String, { nullable: true, description: 'Null when the calculation artifact carries no text' }) readonly text!: string | null;
-  @Field(() => Float) readonly weight!: number;
-  @Field(() => [AnswerOptionGql]) readonly answers!: readonly AnswerOptionGql[];
+  @Field({ description: 'The id to send as `questionId`' }) readonly id!: string;
+  @Field(() => String, { nullable: true, description: 'The question as shown to the person answering; null when the model version provides no text' })
+  readonly text!: string | null;
+  @Field(() => Float, { description: "The question's weight in its parameter's score" }) readonly weight!: number;
+  @Field(() => [AnswerOptionGql], { description: 'The answers to choose from' }) readonly answers!: readonly AnswerOptionGql[];
 }
 
-@ObjectType('ParameterSpecification', { simpleResolvers: true })
+@ObjectType('ParameterSpecification', { description: 'One scored aspect of an indicator (a parameter), with its questions', simpleResolvers: true })
 export class ParameterSpecificationGql {
-  @Field() readonly id!: string;
-  @Field(() => String, { nullable: true, description: 'Null when the calculation artifact carries no name' }) readonly name!: string | null;
-  @Field(() => Float) readonly weight!: number;
-  @Field(() => Float, { nullable: true, description: 'Set: the parameter scores this value and has no questions' }) readonly fixedScore!: number | null;
-  @Field(() => [QuestionSpecificationGql]) readonly questions!: readonly QuestionSpecificationGql[];
+  @Field({ description: 'The id to send as `parameterId`' }) readonly id!: string;
+  @Field(() => String, { nullable: true, description: 'The parameter as shown to the person answering; null when the model version provides no name' })
+  readonly name!: string | null;
+  @Field(() => Float, { description: "The parameter's weight in the indicator's total score" }) readonly weight!: number;
+  @Field(() => Float, { nullable: true, description: 'When set, the parameter always scores this value and has no questions to answer' })
+  readonly fixedScore!: number | null;
+  @Field(() => [QuestionSpecificationGql], { description: 'The questions to answer, in order; empty when `fixedScore` is set' })
+  readonly questions!: readonly QuestionSpecificationGql[];
 }
 
-@ObjectType('IndicatorSpecification', { description: 'One indicator of calculation.json: the questionnaire to answer and how it is scored', simpleResolvers: true })
+@ObjectType('IndicatorSpecification', { description: 'One indicator of a model version: the questionnaire to answer and how its answers are scored', simpleResolvers: true })
 export class IndicatorSpecificationGql {
-  @Field({ description: 'The `indicator_specification_id` of a compute request' }) readonly id!: string;
-  @Field(() => String, { nullable: true }) readonly indicatorType!: string | null;
-  @Field(() => String, { nullable: true }) readonly productCategory!: string | null;
-  @Field(() => [ParameterSpecificationGql]) readonly parameters!: readonly ParameterSpecificationGql[];
+  @Field({ description: 'The id to send as `indicatorSpecificationId` when computing its scores' }) readonly id!: string;
+  @Field(() => String, { nullable: true, description: 'What the indicator measures (for example `REcycle`, `REuse`); null when not given' })
+  readonly indicatorType!: string | null;
+  @Field(() => String, { nullable: true, description: 'The product category it applies to (for example `Battery`); null when not given' })
+  readonly productCategory!: string | null;
+  @Field(() => [ParameterSpecificationGql], { description: 'Its parameters, in order' }) readonly parameters!: readonly ParameterSpecificationGql[];
 }
 
 /** The models subgraph owns ModelVersion; this subgraph adds the questionnaire of its calculation artifact. */
@@ -78,72 +96,92 @@ export class RecordGql {
   @Directive('@external') @Field(() => GraphQLJSON, { nullable: true }) payload!: unknown;
 }
 
-@ObjectType('IndicatorArtifacts')
+@ObjectType('IndicatorArtifacts', { description: 'Where the published files of the model version used are' })
 export class IndicatorArtifactsGql {
-  @Field({ name: 'modelVersion' }) model_version!: string;
-  @Field({ name: 'baseUrl' }) base_url!: string;
-  @Field({ name: 'calculationUrl' }) calculation_url!: string;
-  @Field({ name: 'shaclUrl' }) shacl_url!: string;
-  @Field({ name: 'schemaUrl' }) schema_url!: string;
-  @Field({ name: 'owlUrl' }) owl_url!: string;
+  @Field({ name: 'modelVersion', description: 'The model version they belong to' }) model_version!: string;
+  @Field({ name: 'baseUrl', description: 'The folder of the files (ends with `/`)' }) base_url!: string;
+  @Field({ name: 'calculationUrl', description: 'The calculation artifact: weights and answer scores' }) calculation_url!: string;
+  @Field({ name: 'shaclUrl', description: 'The SHACL shapes' }) shacl_url!: string;
+  @Field({ name: 'schemaUrl', description: 'The JSON Schema' }) schema_url!: string;
+  @Field({ name: 'owlUrl', description: 'The OWL ontology' }) owl_url!: string;
 }
 
-@ObjectType('IndicatorValidation', { description: "This service's view of the core's validation report" })
+@ObjectType('IndicatorValidation', { description: 'How the assessment was validated before it was scored' })
 export class IndicatorValidationGql {
-  @Field() basis!: string;
-  @Field({ description: "The core service's name" }) source!: string;
-  @Field({ name: 'validationUrl' }) validation_url!: string;
-  @Field(() => ValidationStatusGql) status!: ValidationSection['status'];
-  @Field(() => Boolean, { nullable: true }) passed!: boolean | null;
-  @Field(() => Int, { name: 'findingCount', nullable: true }) finding_count!: number | null;
-  @Field(() => Boolean, { name: 'findingsPresent', nullable: true }) findings_present!: boolean | null;
-  @Field(() => GraphQLJSONObject, { name: 'rawReport', nullable: true, description: 'The core report, unchanged' }) raw_report!: Record<string, unknown> | null;
-  @Field(() => [String]) details!: string[];
+  @Field({ description: 'What it was validated against: always `shacl`' }) basis!: string;
+  @Field({ description: 'The name of the service that validated it' }) source!: string;
+  @Field({ name: 'validationUrl', description: 'The validation endpoint that was called' }) validation_url!: string;
+  @Field(() => ValidationStatusGql, { description: 'Validated, or skipped by configuration' }) status!: ValidationSection['status'];
+  @Field(() => Boolean, { nullable: true, description: "The validator's verdict; null when validation was skipped or the report gave no verdict" })
+  passed!: boolean | null;
+  @Field(() => Int, { name: 'findingCount', nullable: true, description: 'How many findings the report lists; null when validation was skipped' })
+  finding_count!: number | null;
+  @Field(() => Boolean, { name: 'findingsPresent', nullable: true, description: '`findingCount > 0`; null when validation was skipped' })
+  findings_present!: boolean | null;
+  @Field(() => GraphQLJSONObject, { name: 'rawReport', nullable: true, description: "The validator's report, unchanged; null when validation was skipped" })
+  raw_report!: Record<string, unknown> | null;
+  @Field(() => [String], { description: 'The verdict and the first findings, one sentence each, for showing to a person' }) details!: string[];
 }
 
-@ObjectType('QuestionScore')
+@ObjectType('QuestionScore', { description: 'The score of one question of the indicator' })
 export class QuestionScoreGql {
-  @Field({ name: 'questionId' }) question_id!: string;
-  @Field(() => String, { name: 'selectedAnswerId', nullable: true }) selected_answer_id!: string | null;
-  @Field(() => Float, { name: 'answerScore', nullable: true }) answer_score!: number | null;
+  @Field({ name: 'questionId', description: 'The question (a `QuestionSpecification.id`)' }) question_id!: string;
+  @Field(() => String, { name: 'selectedAnswerId', nullable: true, description: 'The answer given, as given; null when none was' })
+  selected_answer_id!: string | null;
+  @Field(() => Float, { name: 'answerScore', nullable: true, description: "The answer's score; 0 for no answer or an answer the question does not offer" })
+  answer_score!: number | null;
 }
 
-@ObjectType('ParameterScore')
+@ObjectType('ParameterScore', { description: 'The score of one parameter of the indicator' })
 export class ParameterScoreGql {
-  @Field({ name: 'parameterId' }) parameter_id!: string;
-  @Field(() => Float, { name: 'computedScore', nullable: true }) computed_score!: number | null;
-  @Field(() => [QuestionScoreGql], { name: 'questionScores' }) question_scores!: QuestionScoreGql[];
+  @Field({ name: 'parameterId', description: 'The parameter (a `ParameterSpecification.id`)' }) parameter_id!: string;
+  @Field(() => Float, { name: 'computedScore', nullable: true, description: 'Its questions\' answer scores weighted by the question weights, or its fixed score' })
+  computed_score!: number | null;
+  @Field(() => [QuestionScoreGql], { name: 'questionScores', description: "One per question of the parameter, in the questionnaire's order; empty for a fixed score" })
+  question_scores!: QuestionScoreGql[];
 }
 
-@ObjectType('IndicatorResult')
+@ObjectType('IndicatorResult', { description: "An assessment's indicator scores" })
 export class IndicatorResultGql {
-  @Field(() => ResultStatusGql) status!: ScoringResult['status'];
-  @Field(() => Float, { name: 'totalScore', nullable: true }) total_score!: number | null;
-  @Field(() => [ParameterScoreGql], { name: 'parameterScores' }) parameter_scores!: ParameterScoreGql[];
-  @Field(() => [String]) notes!: string[];
+  @Field(() => ResultStatusGql, { description: 'Always `COMPUTED`' }) status!: ScoringResult['status'];
+  @Field(() => Float, { name: 'totalScore', nullable: true, description: 'The parameter scores weighted by the parameter weights, divided by 5' })
+  total_score!: number | null;
+  @Field(() => [ParameterScoreGql], { name: 'parameterScores', description: "One per parameter of the indicator, in the questionnaire's order" })
+  parameter_scores!: ParameterScoreGql[];
+  @Field(() => [String], { description: 'How the scores were computed, in words' }) notes!: string[];
 }
 
-@ObjectType('IndicatorComputation', { description: 'doc 02 compute response' })
+@ObjectType('IndicatorComputation', { description: 'The result of `computeIndicators`: the assessment as scored, its validation and its scores' })
 export class IndicatorComputationGql {
-  @Field({ name: 'modelFamily' }) model_family!: string;
-  @Field({ name: 'modelVersion' }) model_version!: string;
-  @Field({ name: 'artifactBaseUrl' }) artifact_base_url!: string;
-  @Field(() => IndicatorArtifactsGql) artifacts!: IndicatorArtifactsGql;
-  @Field(() => GraphQLJSONObject, { description: 'The assessment payload as received, arrays defaulted to []' }) payload!: Record<string, unknown>;
-  @Field(() => IndicatorValidationGql) validation!: IndicatorValidationGql;
-  @Field(() => IndicatorResultGql) result!: IndicatorResultGql;
+  @Field({ name: 'modelFamily', description: 'Always `re-indicators-specification`' }) model_family!: string;
+  @Field({ name: 'modelVersion', description: 'The model version used' }) model_version!: string;
+  @Field({ name: 'artifactBaseUrl', description: 'The folder of its published files (`artifacts.baseUrl`)' }) artifact_base_url!: string;
+  @Field(() => IndicatorArtifactsGql, { description: 'Its published files' }) artifacts!: IndicatorArtifactsGql;
+  @Field(() => GraphQLJSONObject, {
+    description: "The assessment in the model's JSON, as validated and scored, with `parameter_assessments` and `question_answers` defaulted to []",
+  })
+  payload!: Record<string, unknown>;
+  @Field(() => IndicatorValidationGql, { description: 'How it was validated' }) validation!: IndicatorValidationGql;
+  @Field(() => IndicatorResultGql, { description: 'Its scores' }) result!: IndicatorResultGql;
 }
 
-@ObjectType('IndicatorHealth', { description: 'doc 02 health response' })
+@ObjectType('IndicatorHealth', { description: 'The indicator service: liveness and configuration' })
 export class IndicatorHealthGql {
-  @Field() status!: string;
-  @Field({ name: 'modelFamily' }) model_family!: string;
-  @Field({ name: 'validationBasis' }) validation_basis!: string;
-  @Field({ name: 'defaultTestingVersion' }) default_testing_version!: string;
-  @Field({ name: 'artifactBaseUrlTemplate' }) artifact_base_url_template!: string;
-  @Field({ name: 'coreBaseUrl' }) core_base_url!: string;
-  @Field(() => Int, { name: 'httpTimeoutSecs' }) http_timeout_secs!: number;
-  @Field({ name: 'bindAddress' }) bind_address!: string;
-  @Field(() => Int) port!: number;
-  @Field({ name: 'calculationArtifactUrlTemplate' }) calculation_artifact_url_template!: string;
+  @Field({ description: 'Always `ok` when it answers' }) status!: string;
+  @Field({ name: 'modelFamily', description: 'The model it scores: `re-indicators-specification`' }) model_family!: string;
+  @Field({ name: 'validationBasis', description: 'What assessments are validated against: `shacl`' }) validation_basis!: string;
+  @Field({ name: 'defaultTestingVersion', description: 'The model version used when a computation names none' }) default_testing_version!: string;
+  @Field({ name: 'artifactBaseUrlTemplate', description: 'Where the published files of a version are, `{version}` standing for it' })
+  artifact_base_url_template!: string;
+  @Field({ name: 'coreBaseUrl', description: 'The model registry that validates assessments' }) core_base_url!: string;
+  @Field(() => Int, { name: 'httpTimeoutSecs', description: 'How long it waits for the registry or a file, in seconds' }) http_timeout_secs!: number;
+  @Field({ name: 'bindAddress', description: 'The address its REST port listens on' }) bind_address!: string;
+  @Field(() => Int, { description: 'Its REST port' }) port!: number;
+  @Field({ name: 'calculationArtifactUrlTemplate', description: 'Where the calculation artifact of a version is, `{version}` standing for it' })
+  calculation_artifact_url_template!: string;
 }
+
+/** Declared in every subgraph, each with its own part: composition merges them into one `Health`. */
+@ObjectType('Health', { description: "Every service's probes in one place; each part comes from the service it describes" })
+@Directive('@shareable')
+export class HealthGql {}

@@ -1,32 +1,46 @@
-import { Authorized, Query, Resolver } from 'type-graphql';
+import { Authorized, FieldResolver, Resolver } from 'type-graphql';
+import { healthRoot } from '../../../kernel/graphql/health-root.js';
 import type { AdminService } from '../domain/admin/admin-service.js';
-import { CoreHealthGql, CoreReadinessGql, CoreStatusGql, CoreVersionGql, RegistryStatusGql } from './types.js';
+import type { RecordService } from '../domain/records/record-service.js';
+import { HealthGql, ReadinessGql, RecordsReadinessGql, RegistryHealthGql, RegistryStatusGql, ServiceStatusGql, ServiceVersionGql } from './types.js';
 
-@Resolver()
-export class AdminResolver {
-  constructor(private readonly admin: AdminService) {}
+/** `health`: this subgraph's part (the indicators and impact subgraphs add theirs to the same type). */
+@Resolver(() => HealthGql)
+export class AdminResolver extends healthRoot(HealthGql) {
+  constructor(
+    private readonly admin: AdminService,
+    private readonly recordService: RecordService,
+  ) {
+    super();
+  }
 
-  // Public: the liveness probe is the one core operation without authentication (doc 01).
-  @Query(() => CoreHealthGql)
-  coreHealth(): CoreHealthGql {
+  // Public: the liveness probe needs no authentication (doc 01).
+  @FieldResolver(() => RegistryHealthGql, { description: 'Liveness of the model registry and validation service' })
+  registry(): RegistryHealthGql {
     return { status: 'ok', uptimeSeconds: this.admin.uptimeSeconds() };
   }
 
-  @Authorized('admin.version')
-  @Query(() => CoreVersionGql)
-  coreVersion(): CoreVersionGql {
-    return this.admin.identity;
-  }
-
   @Authorized('admin.ready')
-  @Query(() => CoreReadinessGql)
-  coreReadiness(): Promise<CoreReadinessGql> {
+  @FieldResolver(() => ReadinessGql, { description: 'Whether the registry can serve: a model loaded and the records store answering' })
+  readiness(): Promise<ReadinessGql> {
     return this.admin.readiness();
   }
 
+  // Public: the records backend's readiness probe needs no credentials (DECISIONS section 2).
+  @FieldResolver(() => RecordsReadinessGql, { description: 'Whether the records store answers' })
+  records(): Promise<RecordsReadinessGql> {
+    return this.recordService.readiness();
+  }
+
+  @Authorized('admin.version')
+  @FieldResolver(() => ServiceVersionGql, { description: 'The registry service\'s name and versions' })
+  version(): ServiceVersionGql {
+    return this.admin.identity;
+  }
+
   @Authorized('admin.status')
-  @Query(() => CoreStatusGql)
-  coreStatus(): CoreStatusGql {
+  @FieldResolver(() => ServiceStatusGql, { description: 'How the registry service runs: for operators' })
+  status(): ServiceStatusGql {
     const status = this.admin.status();
     return {
       uptimeSeconds: status.uptimeSeconds,

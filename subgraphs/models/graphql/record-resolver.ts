@@ -1,92 +1,151 @@
-import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { type GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
-import type { JsonObject, RecordService } from '../domain/records/record-service.js';
-import type { JsonValue } from '../domain/records/canonical-json.js';
-import type { StoredRecord } from '../domain/records/record-store.js';
-import { RecordCreationGql, RecordGql, RecordOwnerGql, RecordsReadinessGql } from './types.js';
+import type { ModelRegistry } from '../domain/registry/model-registry.js';
+import type { JsonObject, RecordService, RecordQuery } from '../domain/records/record-service.js';
+import type { JsonValue } from '../../../kernel/records/canonical-json.js';
+import type { ModelVersion, StoredRecord } from '../domain/records/record-store.js';
+import type { RecordPage } from '../domain/records/record-page.js';
+import { typedRecordFilter } from '../domain/records/record-query.js';
+import {
+  CreateRecordInputGql,
+  CreateRecordPayloadGql,
+  RecordConnectionGql,
+  RecordPageArgsGql,
+  RecordReadGrantInputGql,
+  RecordReadGrantPayloadGql,
+  StoreRecordInputGql,
+  StoreRecordPayloadGql,
+} from './record-types.js';
+import { ModelVersionGql, RecordGql, RecordOwnerGql } from './types.js';
+import { modelVersionGql } from './registry-resolver.js';
 
-const FILTER_DESCRIPTION =
-  'The query filter of DECISIONS section 3 as JSON ({where, sort, limit, offset}), so that a malformed one gets the same 400 details as on REST';
+/** A page of records with what its fields need: `totalCount` counts only when asked for. */
+interface RecordConnectionSource extends RecordConnectionGql {
+  query: RecordQuery;
+  service: RecordService;
+}
 
 @Resolver(() => RecordGql)
 export class RecordResolver {
-  constructor(private readonly service: RecordService) {}
+  constructor(
+    private readonly service: RecordService,
+    private readonly registry: Pick<ModelRegistry, 'find'>,
+  ) {}
 
   @Authorized('records.create')
-  @Mutation(() => RecordCreationGql, { description: 'Core :create: validates the payload, then stores it once per idempotency key' })
-  async createRecord(
-    @Arg('model') model: string,
-    @Arg('version') version: string,
-    @Arg('payload', () => GraphQLJSONObject) payload: JsonObject,
-    @Arg('idempotencyKey') idempotencyKey: string,
-    @Ctx() context: RequestContext,
-  ): Promise<RecordCreationGql> {
-    return this.service.create(await context.identity(), { model, version }, payload, idempotencyKey);
+  @Mutation(() => CreateRecordPayloadGql, { description: 'Validates a payload against its model version, then stores it once per idempotency key. VALIDATION_FAILED (with the report) when it does not pass; MODEL_NOT_FOUND; IDEMPOTENCY_CONFLICT' })
+  async createRecord(@Arg('input', () => CreateRecordInputGql, { description: 'The model version, the payload and an idempotency key' }) input: CreateRecordInputGql, @Ctx() context: RequestContext): Promise<CreateRecordPayloadGql> {
+    return this.service.create(await context.identity(), { model: input.model, version: input.version }, input.payload as JsonObject, input.idempotencyKey);
   }
 
   @Authorized('records.create')
-  @Mutation(() => RecordCreationGql, { description: 'The records backend (POST /records): any JSON payload (omitted = null) under the given id, no model validation' })
-  async storeRecord(
-    @Arg('id', () => ID) id: string,
-    @Arg('model') model: string,
-    @Arg('version') version: string,
-    @Arg('payload', () => GraphQLJSON, { nullable: true }) payload: JsonValue | undefined,
-    @Arg('idempotencyKey') idempotencyKey: string,
-    @Ctx() context: RequestContext,
-  ): Promise<RecordCreationGql> {
-    return this.service.storeRecord(await context.identity(), { id, model, version, payload: payload ?? null }, idempotencyKey);
+  @Mutation(() => StoreRecordPayloadGql, { description: 'Stores any JSON payload under the given id, without validation, once per idempotency key. RECORD_CONFLICT, IDEMPOTENCY_CONFLICT' })
+  async storeRecord(@Arg('input', () => StoreRecordInputGql, { description: 'The record and an idempotency key' }) input: StoreRecordInputGql, @Ctx() context: RequestContext): Promise<StoreRecordPayloadGql> {
+    const record = { id: input.id, model: input.model, version: input.version, payload: (input.payload ?? null) as JsonValue };
+    return this.service.storeRecord(await context.identity(), record, input.idempotencyKey);
   }
 
   @Authorized('records.read')
-  @Query(() => RecordGql, { description: 'RECORD_NOT_FOUND when it does not exist or the caller may not read it' })
-  async record(@Arg('id', () => ID) id: string, @Ctx() context: RequestContext): Promise<RecordGql> {
-    return this.service.get(await context.identity(), id);
+  @Query(() => RecordGql, { nullable: true, description: 'One record; null when it does not exist or you may not read it' })
+  async record(@Arg('id', () => ID, { description: 'The record\'s id' }) id: string, @Ctx() context: RequestContext): Promise<StoredRecord | null> {
+    return this.service.find(await context.identity(), id);
   }
 
   @Authorized('records.query')
-  @Query(() => [RecordGql], { description: 'Records the caller may read; with model and version, only that model version (which must exist)' })
-  async records(
-    @Arg('model', () => String, { nullable: true }) model: string | null,
-    @Arg('version', () => String, { nullable: true }) version: string | null,
-    @Arg('filter', () => GraphQLJSON, { nullable: true, description: FILTER_DESCRIPTION }) filter: unknown,
-    @Ctx() context: RequestContext,
-  ): Promise<RecordGql[]> {
-    return this.service.query(await context.identity(), filter, model, version);
+  @Query(() => RecordConnectionGql, { description: 'The records you may read, a page at a time. BAD_REQUEST names the part of a filter that is wrong' })
+  async records(@Args() args: RecordPageArgsGql, @Ctx() context: RequestContext, @Info() info: GraphQLResolveInfo): Promise<RecordConnectionSource> {
+    return recordConnection(this.service, context, args, null, info);
   }
 
-  @Authorized('records.grant')
-  @Mutation(() => Boolean, { description: "Lets one subject or one tenant read the caller's own record" })
-  async grantRecordRead(
-    @Arg('recordId', () => ID) recordId: string,
-    @Arg('subject', () => String, { nullable: true }) subject: string | null,
-    @Arg('tenant', () => String, { nullable: true }) tenant: string | null,
-    @Ctx() context: RequestContext,
-  ): Promise<boolean> {
-    await this.service.grantRead(await context.identity(), recordId, { subject, tenant });
-    return true;
+  @FieldResolver(() => ModelVersionGql, { description: 'The model version of its payload' })
+  modelVersion(@Root() record: StoredRecord): ModelVersionGql {
+    // A record outlives its model version's place in the registry: then only its key is known.
+    return modelVersionGql(this.registry.find(record.model, record.version) ?? { model: record.model, version: record.version });
   }
 
-  @Authorized('records.grant')
-  @Mutation(() => Boolean, { description: 'Withdraws a read grant (no-op when absent)' })
-  async revokeRecordRead(
-    @Arg('recordId', () => ID) recordId: string,
-    @Arg('subject', () => String, { nullable: true }) subject: string | null,
-    @Arg('tenant', () => String, { nullable: true }) tenant: string | null,
-    @Ctx() context: RequestContext,
-  ): Promise<boolean> {
-    await this.service.revokeRead(await context.identity(), recordId, { subject, tenant });
-    return true;
-  }
-
-  // Public: the records backend's readiness probe needs no credentials (DECISIONS section 2).
-  @Query(() => RecordsReadinessGql, { description: 'Whether the records store answers' })
-  recordsReadiness(): Promise<RecordsReadinessGql> {
-    return this.service.readiness();
-  }
-
-  @FieldResolver(() => RecordOwnerGql, { nullable: true, description: 'Who created the record; null unless the caller is that owner' })
+  @FieldResolver(() => RecordOwnerGql, { nullable: true, description: 'Who stored it; shown to that owner only (null for a reader through a grant)' })
   async owner(@Root() record: StoredRecord, @Ctx() context: RequestContext): Promise<RecordOwnerGql | null> {
     return this.service.ownerShownTo(await context.identity(), record);
   }
+
+  @Authorized('records.grant')
+  @Mutation(() => RecordReadGrantPayloadGql, { description: 'Lets one subject or one tenant read one of your records. RECORD_NOT_FOUND when it is not yours' })
+  async grantRecordRead(@Arg('input', () => RecordReadGrantInputGql, { description: 'Your record and who may read it' }) input: RecordReadGrantInputGql, @Ctx() context: RequestContext): Promise<RecordReadGrantPayloadGql> {
+    await this.service.grantRead(await context.identity(), input.recordId, input);
+    return grantPayload(input, true);
+  }
+
+  @Authorized('records.grant')
+  @Mutation(() => RecordReadGrantPayloadGql, { description: 'Withdraws a read grant (nothing happens when there is none). RECORD_NOT_FOUND when the record is not yours' })
+  async revokeRecordRead(@Arg('input', () => RecordReadGrantInputGql, { description: 'Your record and whose grant to withdraw' }) input: RecordReadGrantInputGql, @Ctx() context: RequestContext): Promise<RecordReadGrantPayloadGql> {
+    await this.service.revokeRead(await context.identity(), input.recordId, input);
+    return grantPayload(input, false);
+  }
+}
+
+/** A connection's total, counted only when asked for. */
+@Resolver(() => RecordConnectionGql)
+export class RecordConnectionResolver {
+  @FieldResolver(() => Int, { description: 'How many records match, over every page' })
+  async totalCount(@Root() connection: RecordConnectionSource, @Ctx() context: RequestContext): Promise<number> {
+    return connection.service.count(await context.identity(), connection.query);
+  }
+}
+
+/** The records of one model version. */
+@Resolver(() => ModelVersionGql)
+export class ModelVersionRecordsResolver {
+  constructor(private readonly service: RecordService) {}
+
+  @Authorized('records.query')
+  @FieldResolver(() => RecordConnectionGql, { description: 'The records of this model version you may read, a page at a time' })
+  async records(@Root() parent: ModelVersionGql, @Args() args: RecordPageArgsGql, @Ctx() context: RequestContext, @Info() info: GraphQLResolveInfo): Promise<RecordConnectionGql> {
+    return recordConnection(this.service, context, args, { model: parent.model, version: parent.version }, info);
+  }
+
+}
+
+/** A page of the records the caller may read, within one model version or all of them. */
+async function recordConnection(
+  service: RecordService,
+  context: RequestContext,
+  args: RecordPageArgsGql,
+  within: ModelVersion | null,
+  info: GraphQLResolveInfo,
+): Promise<RecordConnectionSource> {
+  const caller = await context.identity();
+  const query: RecordQuery = { ...typedRecordFilter(args.filter?.conditions ?? [], args.orderBy ?? []), within };
+  // Only the cursors asked for (a REST offset, a count): no payload is read.
+  const keysOnly = !selects(info, 'edges', 'node') && !selects(info, 'nodes');
+  const page = await service.page(caller, query, args, keysOnly);
+  return { ...connectionOf(page), query, service };
+}
+
+
+function connectionOf(page: RecordPage): RecordConnectionGql {
+  return {
+    edges: page.records.map((node, index) => ({ node, cursor: page.cursors[index]! })),
+    nodes: page.records,
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      startCursor: page.cursors[0] ?? null,
+      endCursor: page.cursors.at(-1) ?? null,
+    },
+  };
+}
+
+/** Whether the field being resolved selects `name` (and, with `child`, that under it). */
+function selects(info: GraphQLResolveInfo, name: string, child?: string): boolean {
+  const fields = info.fieldNodes.flatMap((node) => node.selectionSet?.selections ?? []);
+  return fields.some((selection) => {
+    if (selection.kind !== 'Field') return true; // a fragment: assume it selects everything
+    if (selection.name.value !== name) return false;
+    return child === undefined || (selection.selectionSet?.selections ?? []).some((s) => s.kind !== 'Field' || s.name.value === child);
+  });
+}
+
+function grantPayload(input: RecordReadGrantInputGql, granted: boolean): RecordReadGrantPayloadGql {
+  return { recordId: input.recordId, subject: input.subject ?? null, tenant: input.tenant ?? null, granted };
 }

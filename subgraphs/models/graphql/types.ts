@@ -1,149 +1,179 @@
 import 'reflect-metadata';
-import { GraphQLJSON } from 'graphql-scalars';
+import { GraphQLDateTime, GraphQLJSON } from 'graphql-scalars';
 import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 
-export enum ArtifactKindGql {
-  schema = 'schema',
-  shacl = 'shacl',
-  owl = 'owl',
-}
-registerEnumType(ArtifactKindGql, { name: 'ArtifactKind', description: 'The raw artifacts of a model version' });
+/*
+ * The models subgraph's types as frontend developers read them (docs/GRAPH.md). Enum names are the
+ * graph's (SCREAMING_SNAKE_CASE); their values are the domain's own strings, so resolvers hand domain
+ * objects over unchanged and the REST facades map the names back to the contract's spellings.
+ */
 
-// Enum values keep the contract's spelling so REST reports and GraphQL reports read the same.
-export enum ValidatorKindGql {
-  JsonSchema = 'JsonSchema',
-  Shacl = 'Shacl',
-  Owl = 'Owl',
+export enum ArtifactKindGql {
+  SCHEMA = 'schema',
+  SHACL = 'shacl',
+  OWL = 'owl',
 }
-registerEnumType(ValidatorKindGql, { name: 'ValidatorKind' });
+registerEnumType(ArtifactKindGql, {
+  name: 'ArtifactKind',
+  description: 'The published artifacts of a model version',
+  valuesConfig: {
+    SCHEMA: { description: 'The JSON Schema payloads must satisfy' },
+    SHACL: { description: 'The SHACL shapes (Turtle) the payload, read as RDF, must satisfy' },
+    OWL: { description: 'The OWL ontology (Turtle) the payload, read as RDF, must be consistent with' },
+  },
+});
+
+export enum ValidatorKindGql {
+  JSON_SCHEMA = 'JsonSchema',
+  SHACL = 'Shacl',
+  OWL = 'Owl',
+}
+registerEnumType(ValidatorKindGql, {
+  name: 'ValidatorKind',
+  description: 'Which of a model version\'s validators produced a result',
+  valuesConfig: {
+    JSON_SCHEMA: { description: 'The JSON Schema artifact' },
+    SHACL: { description: 'The SHACL shapes artifact' },
+    OWL: { description: 'The OWL ontology artifact' },
+  },
+});
 
 export enum SeverityGql {
-  Error = 'Error',
-  Warning = 'Warning',
-  Info = 'Info',
+  ERROR = 'Error',
+  WARNING = 'Warning',
+  INFO = 'Info',
 }
-registerEnumType(SeverityGql, { name: 'Severity' });
+registerEnumType(SeverityGql, {
+  name: 'Severity',
+  description: 'How serious a violation is; only errors make a report fail',
+  valuesConfig: {
+    ERROR: { description: 'The payload does not conform' },
+    WARNING: { description: 'Worth a look; the payload still conforms' },
+    INFO: { description: 'For information only' },
+  },
+});
 
-@ObjectType('ModelVersion', { description: 'A version of a data model in the registry' })
+@ObjectType('ModelVersion', { description: 'One version of a data model in the registry, with its artifacts and validators' })
 @Directive('@key(fields: "model version")')
 export class ModelVersionGql {
-  @Field() model!: string;
-  @Field() version!: string;
-  @Field({ nullable: true, description: 'Set for entries such as the bundled sample model' }) label?: string;
+  @Field({ description: 'The model\'s identifier, e.g. `re-indicators-specification`' }) model!: string;
+  @Field({ description: 'The version, e.g. `0.0.4`' }) version!: string;
+  @Field(() => String, { nullable: true, description: 'A human-readable name, when the catalog gives one' }) label!: string | null;
 }
 
-@ObjectType('Artifact', { description: 'A raw artifact exactly as fetched by the registry' })
+@ObjectType('Artifact', { description: 'A published artifact of a model version, exactly as the registry fetched it' })
 export class ArtifactGql {
-  @Field(() => ArtifactKindGql) kind!: ArtifactKindGql;
-  @Field() mediaType!: string;
-  @Field() etag!: string;
-  @Field() content!: string;
+  @Field(() => ArtifactKindGql, { description: 'Which artifact this is' }) kind!: ArtifactKindGql;
+  @Field({ description: 'Its media type, e.g. `text/turtle; charset=utf-8`' }) mediaType!: string;
+  @Field({ description: 'An HTTP entity tag of the content: unchanged content, unchanged tag' }) etag!: string;
+  @Field({ description: 'The artifact\'s text' }) content!: string;
 }
 
-@ObjectType('Violation')
+@ObjectType('Violation', { description: 'One way a payload fails one validator' })
 export class ViolationGql {
-  @Field({ description: 'JSONPath into the payload' }) path!: string;
-  @Field() message!: string;
-  @Field(() => SeverityGql) severity!: SeverityGql;
-  @Field({ nullable: true }) constraint?: string;
-  @Field(() => GraphQLJSON, { nullable: true }) value?: unknown;
+  @Field({ description: 'Where in the payload, as a JSONPath (`$.product_info.product_category`)' }) path!: string;
+  @Field({ description: 'What is wrong, in the validator\'s words' }) message!: string;
+  @Field(() => SeverityGql, { description: 'How serious it is' }) severity!: SeverityGql;
+  @Field(() => String, { nullable: true, description: 'The constraint that failed (a JSON Schema keyword, a SHACL constraint component), when known' })
+  constraint!: string | null;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The offending value, when the validator names one' }) value!: unknown;
 }
 
-@ObjectType('ValidatorResult')
+@ObjectType('ValidatorResult', { description: 'What one validator of a model version said about a payload' })
 export class ValidatorResultGql {
-  @Field(() => ValidatorKindGql) kind!: ValidatorKindGql;
-  @Field() passed!: boolean;
-  @Field(() => [ViolationGql]) violations!: ViolationGql[];
+  @Field(() => ValidatorKindGql, { description: 'The validator' }) kind!: ValidatorKindGql;
+  @Field({ description: 'True when it found no violation of severity ERROR' }) passed!: boolean;
+  @Field(() => [ViolationGql], { description: 'Everything it found, in the order it found it' }) violations!: ViolationGql[];
 }
 
-@ObjectType('ValidationReport')
+@ObjectType('ValidationReport', { description: 'A payload checked by every validator of a model version' })
 export class ValidationReportGql {
-  @Field() passed!: boolean;
-  @Field(() => [ValidatorResultGql], { description: 'JsonSchema, Shacl and Owl, in this order' }) results!: ValidatorResultGql[];
+  @Field({ description: 'True when every validator passed' }) passed!: boolean;
+  @Field(() => [ValidatorResultGql], { description: 'JSON Schema, SHACL and OWL, in this order' }) results!: ValidatorResultGql[];
 }
 
-@ObjectType('RegistryError')
+@ObjectType('RegistryError', { description: 'An artifact the registry could not fetch or compile' })
 export class RegistryErrorGql {
-  @Field() model!: string;
-  @Field() version!: string;
-  @Field(() => ArtifactKindGql) artifact!: ArtifactKindGql;
-  @Field() message!: string;
+  @Field({ description: 'The model of the failing artifact' }) model!: string;
+  @Field({ description: 'Its version' }) version!: string;
+  @Field(() => ArtifactKindGql, { description: 'Which artifact failed' }) artifact!: ArtifactKindGql;
+  @Field({ description: 'What went wrong (URLs without credentials or query strings)' }) message!: string;
 }
 
-@ObjectType('RefreshReport')
-export class RefreshReportGql {
-  @Field() refreshedAt!: string;
-  @Field(() => Int) modelsFound!: number;
-  @Field(() => [RegistryErrorGql]) errors!: RegistryErrorGql[];
+@ObjectType('RefreshRegistryPayload', { description: 'The outcome of reloading the catalog and every artifact' })
+export class RefreshRegistryPayloadGql {
+  @Field(() => GraphQLDateTime, { description: 'When the refresh finished' }) refreshedAt!: string;
+  @Field(() => Int, { description: 'How many model versions the catalog lists' }) modelsFound!: number;
+  @Field(() => [RegistryErrorGql], { description: 'The artifacts that failed; their model versions keep serving their previous build, if any' })
+  errors!: RegistryErrorGql[];
 }
 
-@ObjectType('CoreHealth')
-export class CoreHealthGql {
-  @Field() status!: string;
-  @Field(() => Int) uptimeSeconds!: number;
+@ObjectType('RegistryHealth', { description: 'Liveness of the model registry and validation service' })
+export class RegistryHealthGql {
+  @Field({ description: 'Always `ok` when it answers' }) status!: string;
+  @Field(() => Int, { description: 'Seconds since the service started' }) uptimeSeconds!: number;
 }
 
-@ObjectType('CoreVersion')
-export class CoreVersionGql {
-  @Field() service!: string;
-  @Field() serviceVersion!: string;
-  @Field() openapiVersion!: string;
+@ObjectType('ServiceVersion', { description: 'What software answers' })
+export class ServiceVersionGql {
+  @Field({ description: 'The service\'s name' }) service!: string;
+  @Field({ description: 'Its version' }) serviceVersion!: string;
+  @Field({ description: 'The version of its REST API document' }) openapiVersion!: string;
 }
 
-@ObjectType('CoreReadiness')
-export class CoreReadinessGql {
-  @Field() ready!: boolean;
-  @Field(() => Int) modelsAvailable!: number;
-  @Field() store!: string;
-  @Field(() => [String]) reasons!: string[];
+@ObjectType('Readiness', { description: 'Whether the registry can serve requests: a model is loaded and the records store answers' })
+export class ReadinessGql {
+  @Field({ description: 'True when ready' }) ready!: boolean;
+  @Field(() => Int, { description: 'Model versions loaded' }) modelsAvailable!: number;
+  @Field({ description: '`ok` when the records store answers' }) store!: string;
+  @Field(() => [String], { description: 'Why it is not ready; empty when ready' }) reasons!: string[];
 }
 
-@ObjectType('RegistryStatus')
+@ObjectType('RegistryStatus', { description: 'The registry\'s index' })
 export class RegistryStatusGql {
-  @Field(() => Int) modelsLoaded!: number;
-  @Field({ nullable: true }) lastRefreshAt?: string;
-  @Field(() => [RegistryErrorGql]) errors!: RegistryErrorGql[];
+  @Field(() => Int, { description: 'Model versions loaded' }) modelsLoaded!: number;
+  @Field(() => GraphQLDateTime, { nullable: true, description: 'When the last refresh finished; null before the first' }) lastRefreshAt!: string | null;
+  @Field(() => String, { nullable: true, description: 'The catalog revision this replica serves: a digest of its catalog entries and their artifacts\' ETags, equal on replicas that answer alike; null before the first load' })
+  catalogRevision!: string | null;
+  @Field(() => [RegistryErrorGql], { description: 'The artifacts the last refresh could not load' }) errors!: RegistryErrorGql[];
 }
 
-@ObjectType('CoreStatus')
-export class CoreStatusGql {
-  @Field(() => Int) uptimeSeconds!: number;
-  @Field() service!: string;
-  @Field() serviceVersion!: string;
-  @Field(() => RegistryStatusGql) registry!: RegistryStatusGql;
-  @Field() storeBackend!: string;
-  @Field() authMode!: string;
-  @Field() metricsEnabled!: boolean;
-  @Field(() => Int) shaclUnsupportedConstraints!: number;
+@ObjectType('ServiceStatus', { description: 'How the service runs: for operators' })
+export class ServiceStatusGql {
+  @Field(() => Int, { description: 'Seconds since the service started' }) uptimeSeconds!: number;
+  @Field({ description: 'The service\'s name' }) service!: string;
+  @Field({ description: 'Its version' }) serviceVersion!: string;
+  @Field(() => RegistryStatusGql, { description: 'The registry\'s index' }) registry!: RegistryStatusGql;
+  @Field({ description: 'The records database: `sqlite` or `postgresql`' }) storeBackend!: string;
+  @Field({ description: 'How callers are authenticated: `none`, `jwt_jwks` or `forward_auth`' }) authMode!: string;
+  @Field({ description: 'Whether Prometheus metrics are served' }) metricsEnabled!: boolean;
+  @Field(() => Int, { description: 'SHACL constraints of the loaded shapes this service does not check' }) shaclUnsupportedConstraints!: number;
 }
 
-@ObjectType('Record', { description: 'A stored record (DECISIONS sections 3 and 4): only records the caller may read are ever returned' })
+@ObjectType('RecordsReadiness', { description: 'Whether the records store answers' })
+export class RecordsReadinessGql {
+  @Field({ description: 'True when it answers' }) ready!: boolean;
+  @Field(() => [String], { description: 'Why not; empty when ready' }) reasons!: string[];
+}
+
+@ObjectType('Health', { description: 'Every service\'s probes in one place; each part comes from the service it describes' })
+@Directive('@shareable')
+export class HealthGql {}
+
+@ObjectType('Record', { description: 'A stored record: a payload of a model version. Only records the caller may read are ever shown' })
 @Directive('@key(fields: "id")')
 export class RecordGql {
-  @Field(() => ID) id!: string;
-  @Field() model!: string;
-  @Field() version!: string;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'As submitted: an object for core records, any JSON value from the records backend' })
+  @Field(() => ID, { description: 'Unique among the records of its owner\'s tenant' }) id!: string;
+  @Field({ description: 'The model of its payload (the same as `modelVersion.model`)' }) model!: string;
+  @Field({ description: 'The version of that model (the same as `modelVersion.version`)' }) version!: string;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The payload as submitted; its shape is the model version\'s' })
   payload!: unknown;
-  @Field({ description: 'ISO 8601 UTC with milliseconds' }) createdAt!: string;
-  @Field({ description: 'ISO 8601 UTC with milliseconds' }) updatedAt!: string;
+  @Field(() => GraphQLDateTime, { description: 'When it was stored' }) createdAt!: string;
+  @Field(() => GraphQLDateTime, { description: 'When it last changed' }) updatedAt!: string;
 }
 
-@ObjectType('RecordOwner', { description: 'Who created a record: the authenticated subject and tenant' })
+@ObjectType('RecordOwner', { description: 'Who stored a record' })
 export class RecordOwnerGql {
-  @Field() subject!: string;
-  @Field(() => String, { nullable: true }) tenant!: string | null;
-}
-
-@ObjectType('RecordCreation')
-export class RecordCreationGql {
-  @Field(() => RecordGql) record!: RecordGql;
-  @Field({ description: 'True when the idempotency key was used before for the same request: `record` is the original' })
-  replayed!: boolean;
-}
-
-@ObjectType('RecordsReadiness')
-export class RecordsReadinessGql {
-  @Field() ready!: boolean;
-  @Field(() => [String]) reasons!: string[];
+  @Field({ description: 'The authenticated subject' }) subject!: string;
+  @Field(() => String, { nullable: true, description: 'Their tenant, if any' }) tenant!: string | null;
 }

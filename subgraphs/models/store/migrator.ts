@@ -93,7 +93,7 @@ const HISTORY = '_store_migrations';
 /** Any fixed number: every migrator of the records store takes this advisory lock. */
 const POSTGRES_LOCK_KEY = '7205759403792793';
 const CONNECT_TIMEOUT_MS = 10_000;
-export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 async function postgresSession(databaseUrl: string): Promise<MigrationSession> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });

@@ -3,20 +3,22 @@ import path from 'node:path';
 import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { DomainError } from '../../../kernel/errors.js';
-import { SQLITE_BUSY_TIMEOUT_MS, migrate } from './migrator.js';
-import pg from 'pg';
+import { migrate } from './migrator.js';
+import { openPool } from './postgres-pool.js';
 import { PrismaRecordStore } from './prisma-record-store.js';
 import type { RowReader, StoreClient } from './prisma-record-store.js';
 import type { RecordStore } from '../domain/records/record-store.js';
 import { storeFailure } from './store-error.js';
+import { DEFAULT_STORE_LIMITS, type StoreLimits } from './store-limits.js';
 
 export interface StoreOptions {
   /** How long an idempotency key is remembered (IDEMPOTENCY_TTL_SECS). */
   idempotencyTtlSecs?: number;
+  /** Connections and bounded waits (DATABASE_POOL_SIZE, DATABASE_*_TIMEOUT_MS). */
+  limits?: StoreLimits;
 }
 
 const DEFAULT_IDEMPOTENCY_TTL_SECS = 86_400;
-const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * The records store for DATABASE_URL: `file:<path>` is an embedded SQLite database (its directory is
@@ -26,33 +28,41 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 export async function openRecordStore(databaseUrl: string, options: StoreOptions = {}): Promise<RecordStore> {
   const ttlMs = (options.idempotencyTtlSecs ?? DEFAULT_IDEMPOTENCY_TTL_SECS) * 1000;
+  const limits = options.limits ?? DEFAULT_STORE_LIMITS;
+  const transactionOptions = transactionBounds(limits);
   if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
     await migrate('postgresql', databaseUrl);
     const { PrismaClient } = await import('../../../prisma/generated/postgresql/client.js');
     // One pool: Prisma's adapter writes through it, and the translated queries read through it.
-    const pool = new pg.Pool({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-    // An idle connection the server ends (a restart) is dropped by the pool; unheard, its error
-    // would end the process. The next query opens a new connection or fails as STORE_ERROR.
-    pool.on('error', () => undefined);
-    // The pool stops listening to a connection while it is checked out (Prisma's adapter holds one
-    // between a transaction's statements): ended then, its error would be unheard too. The
-    // statement in flight, if any, fails on its own; the broken connection is dropped on release.
-    pool.on('connect', (client) => client.on('error', () => undefined));
+    const pool = openPool(databaseUrl, limits);
     const adapter = new PrismaPg(pool, { disposeExternalPool: true });
     const readRows: RowReader = async (sql, values) => (await pool.query(sql, values)).rows;
-    return new PrismaRecordStore('postgresql', new PrismaClient({ adapter }), readRows, ttlMs);
+    return new PrismaRecordStore('postgresql', new PrismaClient({ adapter, transactionOptions }), readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
   }
   if (databaseUrl.startsWith('file:')) {
     const url = `file:${await prepareSqliteFile(databaseUrl)}`;
     await migrate('sqlite', url);
     const { PrismaClient } = await import('../../../prisma/generated/sqlite/client.js');
-    // Epoch milliseconds: instants compare as numbers in the translated queries.
-    const adapter = new PrismaLibSql({ url, timeout: SQLITE_BUSY_TIMEOUT_MS }, { timestampFormat: 'unixepoch-ms' });
+    // Epoch milliseconds: instants compare as numbers in the translated queries. A statement waits
+    // for another process's write lock (SQLite's busy timeout) as long as a statement may take.
+    const adapter = new PrismaLibSql({ url, timeout: limits.statementTimeoutMs }, { timestampFormat: 'unixepoch-ms' });
     // Same schema, same client shape (see StoreClient).
-    const client = new PrismaClient({ adapter }) as unknown as StoreClient;
-    return new PrismaRecordStore('sqlite', client, (sql, values) => client.$queryRawUnsafe(sql, ...values), ttlMs);
+    const client = new PrismaClient({ adapter, transactionOptions }) as unknown as StoreClient;
+    const readRows: RowReader = (sql, values) => client.$queryRawUnsafe(sql, ...values);
+    return new PrismaRecordStore('sqlite', client, readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
   }
   throw new DomainError('STORE_ERROR', 'the records store URL must start with file:, postgresql:// or postgres://');
+}
+
+/**
+ * Prisma waits for a transaction to start (for a connection of the pool) up to `maxWait`, 2 s by
+ * default, which a burst on a busy machine exceeded (P2028, answered 502 before); here the same
+ * bound as every other wait for a connection. A whole transaction gets the time of one statement.
+ * (On SQLite the driver is synchronous: transactions take their turns without the event loop
+ * waiting, so the busy timeout is the bound that matters there.)
+ */
+function transactionBounds(limits: StoreLimits): { maxWait: number; timeout: number } {
+  return { maxWait: limits.acquireTimeoutMs, timeout: limits.statementTimeoutMs };
 }
 
 /** The absolute path of `file:<path>` (relative to the working directory), its directory created. */

@@ -1,9 +1,9 @@
 import { JsonNull } from '@prisma/client/runtime/client';
 import type { Prisma, PrismaClient } from '../../../prisma/generated/postgresql/client.js';
 import { DomainError } from '../../../kernel/errors.js';
-import { canonicalize } from '../domain/records/canonical-json.js';
-import type { JsonValue } from '../domain/records/canonical-json.js';
-import type { RecordFilter } from '../domain/records/record-filter.js';
+import { canonicalize } from '../../../kernel/records/canonical-json.js';
+import type { JsonValue } from '../../../kernel/records/canonical-json.js';
+import type { RecordFilter } from '../../../kernel/records/record-filter.js';
 import type {
   CreateRecordRequest,
   CreateRecordResult,
@@ -15,12 +15,15 @@ import type {
   StoredRecord,
 } from '../domain/records/record-store.js';
 import { recordNamespace } from '../domain/records/record-store.js';
-import { selectRecord, selectVisibleRecord, translateIndexOrderQuery, translateQuery, writeNumbers, writePayload } from './query-translator.js';
-import type { Backend, RecordKey, RecordRow, SqlStatement } from './query-translator.js';
+import type { RecordQuery } from '../domain/records/record-store.js';
+import type { RecordPage, StorePage } from '../domain/records/record-page.js';
+import { filterSlice, rowKeys, selectRecord, selectVisibleRecord, translateCount, translateRead, writeNumbers, writePayload } from './query-translator.js';
+import type { Backend, KeyColumns, Read, RecordKey, RecordRow, Slice, SqlStatement } from './query-translator.js';
+import { type OrderShape, encodeCursor } from './page-cursor.js';
 import { ShortcutMemory } from './shortcut-memory.js';
 import { storeFailure } from './store-error.js';
-import { requireStorable, requireStorablePayload, unstorable } from '../domain/records/storable-json.js';
-import { payloadNumbers } from './record-numbers.js';
+import { requireStorable, requireStorablePayload, unstorable } from '../../../kernel/records/storable-json.js';
+import { payloadNumbers, requireIndexable } from './record-numbers.js';
 
 /**
  * What the store uses of a generated Prisma client. The SQLite and PostgreSQL clients are generated
@@ -40,6 +43,13 @@ type RecordModel = Prisma.RecordGetPayload<object>;
  */
 export type RowReader = <T>(sql: string, values: unknown[]) => Promise<T[]>;
 
+export interface RecordStoreTimes {
+  /** How long an idempotency key is remembered. */
+  idempotencyTtlMs: number;
+  /** How long `ping` waits for the database (DATABASE_PING_TIMEOUT_MS). */
+  pingTimeoutMs: number;
+}
+
 export class PrismaRecordStore implements RecordStore {
   private readonly shortcuts = new ShortcutMemory();
 
@@ -47,11 +57,15 @@ export class PrismaRecordStore implements RecordStore {
     readonly backend: Backend,
     private readonly client: StoreClient,
     private readonly readRows: RowReader,
-    private readonly idempotencyTtlMs: number,
+    private readonly times: RecordStoreTimes,
   ) {}
 
+  /**
+   * Within its own bound, shorter than a statement's: a database that does not answer makes the
+   * readiness probes say so in that time. (The statement itself runs on until its own bound.)
+   */
   async ping(): Promise<void> {
-    await this.guard('records store unreachable', () => this.client.$queryRawUnsafe('SELECT 1'));
+    await this.guard('records store unreachable', () => answeredWithin(this.times.pingTimeoutMs, this.client.$queryRawUnsafe('SELECT 1')));
   }
 
   async close(): Promise<void> {
@@ -72,6 +86,7 @@ export class PrismaRecordStore implements RecordStore {
     const stored: RecordKey = { id: record.id, namespace: recordNamespace(owner) };
     try {
       const numbers = payloadNumbers(record.payload);
+      requireIndexable(numbers);
       // Written as SQL of ours, each value exactly (query-translator.ts): the payload's numbers, and
       // a payload that is a bare number.
       const exactWrites = [
@@ -93,7 +108,7 @@ export class PrismaRecordStore implements RecordStore {
           },
         }),
         this.client.idempotencyKey.create({
-          data: { scope, key, fingerprint, recordId: stored.id, recordNamespace: stored.namespace, createdAt: now, expiresAt: new Date(now.getTime() + this.idempotencyTtlMs) },
+          data: { scope, key, fingerprint, recordId: stored.id, recordNamespace: stored.namespace, createdAt: now, expiresAt: new Date(now.getTime() + this.times.idempotencyTtlMs) },
         }),
         ...exactWrites.map(({ sql, values }) => this.client.$executeRawUnsafe(sql, ...values)),
       ]);
@@ -128,17 +143,66 @@ export class PrismaRecordStore implements RecordStore {
     return found ?? null;
   }
 
-  /** A page found in a window of the records in index order where that is enough, else by a search of all. */
   async queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]> {
     return this.guard('records store failed', async () => {
-      const window = translateIndexOrderQuery(this.backend, filter, viewer, within);
-      if (window !== null && this.shortcuts.shouldTry(window)) {
-        const page = await this.loadRecords(window);
-        if (page.length === filter.limit) return page;
-        this.shortcuts.missed(window);
-      }
-      return this.loadRecords(translateQuery(this.backend, filter, viewer, within));
+      const read = translateRead(this.backend, { where: filter.where, sort: filter.sort, within }, viewer, filterSlice(filter), true);
+      return (await this.readWindowed<RecordRow>(read, filter.limit)).map(storedRow);
     });
+  }
+
+  /**
+   * A keyset page (query-translator.ts, translateRead; docs/STORE.md "Keyset pages"): size + 1
+   * records from the cursor, the extra one telling whether more follow (backwards: precede).
+   */
+  async pageRecords(query: RecordQuery, viewer: Principal, page: StorePage): Promise<RecordPage> {
+    return this.guard('records store failed', async () => {
+      if (page.keysOnly) return this.pageEnds(query, viewer, page);
+      const read = translateRead(this.backend, query, viewer, pageSlice(page, page.size + 1, 0), true);
+      const rows = await this.readWindowed<RecordRow & KeyColumns>(read, page.size + 1);
+      const more = rows.length > page.size;
+      // Backwards, the extra record is the earliest: the rows come in the order's own direction.
+      const kept = !more ? rows : page.backwards ? rows.slice(1) : rows.slice(0, page.size);
+      return { records: kept.map(storedRow), cursors: kept.map((row) => cursorOf(read.order, row)), ...pageInfo(page, more) };
+    });
+  }
+
+  /**
+   * A keysOnly page: no records, the cursors of its first and last records only, read as keys
+   * (no payload): the row at reading position size - 1 with the one after it (whether more
+   * follow), and the first row. A short page ends at the last row there is, the first one read
+   * the other way. One OFFSET (size - 1), what a REST offset costs; only these rows are returned.
+   */
+  private async pageEnds(query: RecordQuery, viewer: Principal, page: StorePage): Promise<RecordPage> {
+    const cursors = (limit: number, offset: number, backwards = page.backwards) =>
+      this.cursorsOf(translateRead(this.backend, query, viewer, pageSlice(page, limit, offset, backwards), false), limit);
+    if (page.size === 0) return { records: [], cursors: [], ...pageInfo(page, (await cursors(1, 0)).length > 0) };
+    const [[start], [end, next]] = await Promise.all([page.size > 1 ? cursors(1, 0) : Promise.resolve([]), cursors(2, page.size - 1)]);
+    const last = end ?? (await cursors(1, 0, !page.backwards))[0];
+    const ends = [page.size > 1 ? start : last, last].filter((cursor) => cursor !== undefined);
+    // Read backwards, the reading's first row is the page's last.
+    return { records: [], cursors: [...new Set(page.backwards ? ends.reverse() : ends)], ...pageInfo(page, next !== undefined) };
+  }
+
+  /** One SELECT count(*) with the page's conditions and visibility. */
+  async countRecords(query: RecordQuery, viewer: Principal): Promise<number> {
+    const { sql, values } = translateCount(this.backend, query, viewer);
+    const [row] = await this.guard('records store failed', () => this.readRows<{ total: unknown }>(sql, values));
+    return Number(row!.total); // node-postgres reads a bigint count as text
+  }
+
+  /** The cursors of a keys-only read's rows, in reading order. */
+  private async cursorsOf(read: Read, limit: number): Promise<string[]> {
+    return (await this.readWindowed<KeyColumns>(read, limit)).map((row) => cursorOf(read.order, row));
+  }
+
+  /** A read's rows, found in its index-order window where that holds them all (Read.window), else by its search. */
+  private async readWindowed<T>({ search, window }: Read, limit: number): Promise<T[]> {
+    if (window !== null && this.shortcuts.shouldTry(window)) {
+      const rows = await this.readRows<T>(window.sql, window.values);
+      if (rows.length === limit) return rows;
+      this.shortcuts.missed(window);
+    }
+    return this.readRows<T>(search.sql, search.values);
   }
 
   /**
@@ -228,7 +292,38 @@ function storedRecord(row: Omit<RecordModel, 'namespace'>): StoredRecord {
   };
 }
 
+/** The operation's result, or a failure when it has none within `ms` (then left to its own bound). */
+async function answeredWithin<T>(ms: number, operation: PromiseLike<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([operation, silence]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** P2002: a unique constraint (here: a primary key) refused the row. */
 function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}
+
+/** The slice of a page's query a read takes: `limit` rows from `offset`, between the page's cursors. */
+function pageSlice(page: StorePage, limit: number, offset: number, backwards = page.backwards): Slice {
+  return { limit, offset, backwards, after: page.after, before: page.before };
+}
+
+/**
+ * Forwards, more records follow when the extra one was there, and some precede when the page starts
+ * after a cursor; backwards the other way round. Relay allows the cursor alone to answer
+ * (hasPreviousPage of a forward page "if the server can do so efficiently"): no second read.
+ */
+function pageInfo(page: StorePage, more: boolean): Pick<RecordPage, 'hasNextPage' | 'hasPreviousPage'> {
+  return page.backwards ? { hasNextPage: page.before !== null, hasPreviousPage: more } : { hasNextPage: more, hasPreviousPage: page.after !== null };
+}
+
+function cursorOf(order: OrderShape, row: KeyColumns): string {
+  return encodeCursor(order, rowKeys(row, order.keys.length));
 }

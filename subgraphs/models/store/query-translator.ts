@@ -1,14 +1,21 @@
-import { canonicalJson } from '../domain/records/canonical-json.js';
-import type { JsonValue } from '../domain/records/canonical-json.js';
-import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from '../domain/records/record-filter.js';
-import { type ModelVersion, type Principal, recordNamespace } from '../domain/records/record-store.js';
+import type { JsonValue } from '../../../kernel/records/canonical-json.js';
+import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from '../../../kernel/records/record-filter.js';
+import { type ModelVersion, type Principal, type RecordQuery, recordNamespace } from '../domain/records/record-store.js';
+import { type CursorArgument, type KeyKind, type KeyShape, type KeyValue, type OrderShape, decodeCursor, orderShape } from './page-cursor.js';
 import { type PayloadNumber, numberPath } from './record-numbers.js';
+import { postgresqlDialect } from './sql/postgresql-dialect.js';
+import { COMPARATORS, type SqlDialect } from './sql/sql-dialect.js';
+import { SqlWriter } from './sql/sql-writer.js';
+import { sqliteDialect } from './sql/sqlite-dialect.js';
 
 /**
  * Turns a parsed RecordFilter into one parameterised SELECT of the matching records, in order, run
- * by the database: SQLite's JSON functions or PostgreSQL's jsonb. Every value, field path included, is a bound parameter; the SQL
- * text holds only fixed fragments. Both dialects implement the same semantics (DECISIONS section 3
- * "query"), which the store suite checks on both:
+ * by the database. Every value, field path included, is a bound parameter; the SQL text holds only
+ * fixed fragments. This module writes the statement's skeleton, the same for every backend; what
+ * a database does its own way (binding, reading and testing a payload field, collation) is its
+ * dialect's (sql/sqlite-dialect.ts: SQLite's JSON functions, sql/postgresql-dialect.ts: jsonb).
+ * Both implement the same semantics (DECISIONS section 3 "query"), which the store suite checks on
+ * both:
  *
  * - a payload field is missing when its path does not resolve (a key on an array, an index on an
  *   object, an index past the end); a present JSON null is not missing;
@@ -20,16 +27,22 @@ import { type PayloadNumber, numberPath } from './record-numbers.js';
  *   missing and null values last in either direction, then `created_at, id, namespace` so pages
  *   are stable (tieBreak).
  *
- * On PostgreSQL `eq`, `in` and the array case of `contains` also get a containment test
- * (`payload @> …`), implied by the exact test, that the jsonb_path_ops GIN index answers. The exact
- * test stays even where containment alone would be exact (scalars on a path of keys): it lowers the
- * planner's row estimate, without which an `in` of a few values was planned as a walk of the
- * created_at index that tests containment on every row (290 ms instead of 10 at 100,000). On both
- * dialects, ranges on a payload number and the numeric part of a payload sort read the record's
- * numbers from `record_numbers` (record-numbers.ts, joined once per field), served by its
+ * On every backend, ranges on a payload number and the numeric part of a payload sort read the
+ * record's numbers from `record_numbers` (record-numbers.ts, joined once per field), served by its
  * (path, value) index, so that they never decode a payload to find a number.
+ *
+ * Pages are keyset pages (translateRead): a cursor (page-cursor.ts) holds the value of every ORDER
+ * BY key of its row, and the next page is the rows beyond those values (keysetBound), compared as
+ * the ORDER BY compares them, NULLs included; no OFFSET, so a late page reads what the first does.
  */
 export type Backend = 'sqlite' | 'postgresql';
+
+const DIALECTS: Record<Backend, SqlDialect> = { sqlite: sqliteDialect, postgresql: postgresqlDialect };
+
+/** A statement's writer, in the backend's dialect. */
+function writerFor(backend: Backend): SqlWriter {
+  return new SqlWriter(DIALECTS[backend]);
+}
 
 export interface SqlStatement {
   sql: string;
@@ -59,63 +72,139 @@ export interface RecordRow {
   updated_at: Date;
 }
 
+/** The ORDER BY keys of a row as a page selects them (`k0`, `k1`, …): what its cursor holds. */
+export type KeyColumns = { [column: `k${number}`]: unknown };
+
+/** A row's ORDER BY keys, in order. */
+export function rowKeys(row: KeyColumns, count: number): unknown[] {
+  return Array.from({ length: count }, (_, index) => row[`k${index}`]);
+}
+
+/** Which rows of a query a statement reads. */
+export interface Slice {
+  /** Rows read at most, and rows skipped first, in reading order. */
+  limit: number;
+  offset: number;
+  /** Read from the far end of the order (rows with their records still come back in the order). */
+  backwards: boolean;
+  /** Cursors (page-cursor.ts): only the rows strictly after `after` and before `before` in the order. */
+  after: string | null;
+  before: string | null;
+}
+
+/** The statements of one read, and the order its rows' cursors belong to. */
+export interface Read {
+  search: SqlStatement;
+  /**
+   * The same read among the first `2 × (offset + limit)` records in index order only, or null where
+   * that is no shortcut. Exact when it returns `limit` rows: the window is a prefix of the order
+   * (from the cursor), so no record outside it can come before those it holds; otherwise the
+   * caller runs `search`. For reads in index order (no sort, or `created_at` only) with payload
+   * conditions, on a dialect that tries it (PostgreSQL: it plans every payload condition as
+   * matching a handful of records and sorts all the matches, so a condition that most records meet
+   * grows with the table: "the latest 20 Battery assessments" of 100,000, 600 ms). Read in index
+   * order, the window stops after the page; a selective condition fills no page there and costs
+   * twice a page's reads more.
+   */
+  window: SqlStatement | null;
+  order: OrderShape;
+}
+
 /**
- * The page of records a filter selects, in order, as RecordRows: one statement, one round trip.
- * The page is found first (`p`: keys and sort keys, sorted and limited), then joined to the records
- * it names for their columns, so that only the page's payloads are rendered as text: PostgreSQL
- * computes a SELECT list before it sorts, which for every match's payload would take longer than
- * the search (300 payloads instead of 100 for an `in` of 3 values). The join does not keep the
- * page's order: the sort keys, selected in `p`, order the result again (a sort of one page).
+ * A slice of the records a query selects, in order, as RecordRows with their KeyColumns
+ * (`withRecords`), or as keys only (`id`, `namespace` and the KeyColumns: no payload is read), in
+ * reading order. One statement, one round trip: the slice is found first (`p`: keys and sort keys,
+ * sorted and limited), then joined to the records it names for their columns, so that only the
+ * slice's payloads are rendered as text: PostgreSQL computes a SELECT list before it sorts, which
+ * for every match's payload would take longer than the search (300 payloads instead of 100 for an
+ * `in` of 3 values). The join does not keep the slice's order: the sort keys, selected in `p`,
+ * order the result again (a sort of one page), in the order's own direction even when the slice
+ * was read backwards.
  */
+export function translateRead(backend: Backend, query: RecordQuery, viewer: Principal, slice: Slice, withRecords: boolean): Read {
+  const { statement, order } = readStatement(backend, query, viewer, slice, withRecords, false);
+  const window = triesWindow(backend, query, slice) ? readStatement(backend, query, viewer, slice, withRecords, true).statement : null;
+  return { search: statement, window, order };
+}
+
+/** translateRead of a filter's page (`limit` from `offset`): its search. */
 export function translateQuery(backend: Backend, filter: RecordFilter, viewer: Principal, within: ModelVersion | null): SqlStatement {
-  return pageQuery(new SqlWriter(backend), filter, viewer, within, () => 'records r');
+  return translateRead(backend, { where: filter.where, sort: filter.sort, within }, viewer, filterSlice(filter), true).search;
+}
+
+/** The slice of a filter's `limit` and `offset`. */
+export function filterSlice({ limit, offset }: Pick<RecordFilter, 'limit' | 'offset'>): Slice {
+  return { limit, offset, backwards: false, after: null, before: null };
+}
+
+/** How many records a query selects: the same conditions and visibility, no order. */
+export function translateCount(backend: Backend, query: RecordQuery, viewer: Principal): SqlStatement {
+  const sql = writerFor(backend);
+  const where = matching(sql, query, viewer);
+  return { sql: `SELECT count(*) AS total FROM records r${sql.joins.join('')} WHERE ${allOf(where)}`, values: sql.values };
+}
+
+function readStatement(backend: Backend, query: RecordQuery, viewer: Principal, slice: Slice, withRecords: boolean, windowed: boolean) {
+  const sql = writerFor(backend);
+  const where = matching(sql, query, viewer);
+  const order = orderTerms(sql, query);
+  const shape = orderShape(query.sort, order);
+  const bounds = cursorBounds(sql, order, shape, slice);
+  const reading = slice.backwards ? order.map(reversed) : order;
+  const from = windowed ? indexOrderWindow(sql, query.within, bounds, reading, 2 * (slice.offset + slice.limit)) : 'records r';
+  const keys = keysSelect(sql, from, [...where, ...bounds], reading, slice);
+  return { statement: { sql: withRecords ? withRecordColumns(sql.dialect, keys, order) : keys, values: sql.values }, order: shape };
+}
+
+/** The keys and sort keys (`k0`, `k1`, …) of a slice, in reading order. */
+function keysSelect(sql: SqlWriter, from: string, where: string[], reading: OrderTerm[], slice: Slice): string {
+  return (
+    `SELECT r.id, r.namespace, ${reading.map(({ expression }, i) => `${expression} AS k${i}`).join(', ')}` +
+    ` FROM ${from}${sql.joins.join('')} WHERE ${allOf(where)} ORDER BY ${orderBy(reading)}` +
+    ` LIMIT ${sql.integer(slice.limit)} OFFSET ${sql.integer(slice.offset)}`
+  );
+}
+
+/** The records `keys` names, with their sort keys, in the order. */
+function withRecordColumns(dialect: SqlDialect, keys: string, order: OrderTerm[]): string {
+  return (
+    `SELECT ${recordColumns(dialect)}, ${order.map((_, i) => `p.k${i}`).join(', ')} FROM (${keys}) p` +
+    ` JOIN records r ON r.id = p.id AND r.namespace = p.namespace ORDER BY ${order.map(({ direction }, i) => `p.k${i} ${direction}`).join(', ')}`
+  );
+}
+
+/** Whether a read tries its index-order window first (Read.window). */
+function triesWindow(backend: Backend, query: RecordQuery, slice: Slice): boolean {
+  const indexOrder = query.sort.every(({ field }) => field.kind === 'timestamp' && field.column === 'created_at');
+  const payloadCondition = query.where.some(({ field }) => field.kind === 'payload');
+  return DIALECTS[backend].triesIndexOrderWindow && indexOrder && payloadCondition && slice.limit > 0;
 }
 
 /**
- * The same page searched among the first `2 × (offset + limit)` records in the query's order only,
- * or null where that is no shortcut. Exact when it finds a whole page: the window is a prefix of
- * the order, so no record outside it can come before those it holds; otherwise the caller runs
- * translateQuery. For PostgreSQL queries in index order (no sort, or `created_at` only) with
- * payload conditions: PostgreSQL has no statistics for payload fields (ANALYZE skips values over
- * 1 KB, and one assessment is 2), so it plans every payload condition as matching a handful of
- * records and sorts all the matches; a condition that most records meet then grows with the table
- * ("the latest 20 Battery assessments" of 100,000: 600 ms). Read in index order, the window stops
- * after the page; a selective condition fills no page there and costs twice a page's reads more.
+ * The first `size` records of the model version from the cursors, in the read's own order (so a
+ * prefix of it), as `r`. Only for an order of storage columns (triesWindow): its terms and the
+ * cursors' bounds then read the window's own `r` alike.
  */
-export function translateIndexOrderQuery(backend: Backend, filter: RecordFilter, viewer: Principal, within: ModelVersion | null): SqlStatement | null {
-  const indexOrder = filter.sort.every(({ field }) => field.kind === 'timestamp' && field.column === 'created_at');
-  const payloadCondition = filter.where.some(({ field }) => field.kind === 'payload');
-  if (backend !== 'postgresql' || !indexOrder || !payloadCondition || filter.limit === 0) return null;
-  return pageQuery(new SqlWriter(backend), filter, viewer, within, (sql) => {
-    const scope = within === null ? 'TRUE' : `w.model = ${sql.text(within.model)} AND w.version = ${sql.text(within.version)}`;
-    const order = tieBreak(filter.sort, 'w').map(({ expression, direction }) => `${expression} ${direction}`);
-    return `(SELECT w.* FROM records w WHERE ${scope} ORDER BY ${order.join(', ')} LIMIT ${sql.integer(2 * (filter.offset + filter.limit))}) r`;
-  });
+function indexOrderWindow(sql: SqlWriter, within: ModelVersion | null, bounds: string[], reading: OrderTerm[], size: number): string {
+  const scope = within === null ? 'TRUE' : inModelVersion(sql, within);
+  return `(SELECT r.* FROM records r WHERE ${allOf([scope, ...bounds])} ORDER BY ${orderBy(reading)} LIMIT ${sql.integer(size)}) r`;
 }
 
-/** translateQuery over `source`, the records (or a window of them) as `r`. */
-function pageQuery(sql: SqlWriter, filter: RecordFilter, viewer: Principal, within: ModelVersion | null, source: (sql: SqlWriter) => string): SqlStatement {
-  const from = source(sql);
+/** What a query selects: visibility, the model version, the conditions (clauses over `r`). */
+function matching(sql: SqlWriter, query: RecordQuery, viewer: Principal): string[] {
   const where = [visibleTo(sql, viewer)];
-  if (within !== null) where.push(`r.model = ${sql.text(within.model)} AND r.version = ${sql.text(within.version)}`);
-  where.push(...filter.where.map((condition) => conditionSql(sql, condition)));
-  const order = [...filter.sort.flatMap((key) => sortSql(sql, key, filter.where)), ...tieBreak(filter.sort)];
-  const page =
-    `SELECT r.id, r.namespace, ${order.map(({ expression }, i) => `${expression} AS k${i}`).join(', ')}` +
-    ` FROM ${from}${sql.joins.join('')}` +
-    ` WHERE ${where.map((clause) => `(${clause})`).join(' AND ')}` +
-    ` ORDER BY ${order.map(({ expression, direction }) => `${expression} ${direction}`).join(', ')}` +
-    ` LIMIT ${sql.integer(filter.limit)} OFFSET ${sql.integer(filter.offset)}`;
-  const text =
-    `SELECT ${recordColumns(sql.backend)} FROM (${page}) p JOIN records r ON r.id = p.id AND r.namespace = p.namespace` +
-    ` ORDER BY ${order.map(({ direction }, i) => `p.k${i} ${direction}`).join(', ')}`;
-  return { sql: text, values: sql.values };
+  if (query.within !== null) where.push(inModelVersion(sql, query.within));
+  where.push(...query.where.map((condition) => conditionSql(sql, condition)));
+  return where;
 }
 
-/** A term of an ORDER BY. */
-interface OrderTerm {
-  expression: string;
-  direction: 'ASC' | 'DESC';
+function inModelVersion(sql: SqlWriter, { model, version }: ModelVersion): string {
+  return `r.model = ${sql.text(model)} AND r.version = ${sql.text(version)}`;
+}
+
+/** The sort keys, then the tie-break: a total order of the records. */
+function orderTerms(sql: SqlWriter, query: RecordQuery): OrderTerm[] {
+  return [...query.sort.flatMap((key) => sortSql(sql, key, query.where)), ...tieBreak(query.sort)];
 }
 
 /**
@@ -128,16 +217,135 @@ interface OrderTerm {
  * match whenever it underestimated them (each payload condition is estimated at well under 1% of
  * the rows), which grew with the table.
  */
-function tieBreak(sort: SortKey[], records = 'r'): OrderTerm[] {
+function tieBreak(sort: SortKey[]): OrderTerm[] {
   const createdAt = sort.find(({ field }) => field.kind === 'timestamp' && field.column === 'created_at');
   const direction = createdAt?.direction === 'desc' ? 'DESC' : 'ASC';
-  const keys = createdAt ? ['id', 'namespace'] : ['created_at', 'id', 'namespace'];
-  return keys.map((column) => ({ expression: `${records}.${column}`, direction }));
+  const keys = createdAt ? TIE_BREAK.slice(1) : TIE_BREAK;
+  return keys.map(([column, kind]) => ({ expression: `r.${column}`, direction, kind, nullable: false }));
+}
+
+const TIE_BREAK: Array<[string, KeyKind]> = [['created_at', 'instant'], ['id', 'text'], ['namespace', 'text']];
+
+function orderBy(order: OrderTerm[]): string {
+  return order.map(({ expression, direction }) => `${expression} ${direction}`).join(', ');
+}
+
+/** The order read from its far end: every key's direction turned, which also turns where NULLs go. */
+function reversed(term: OrderTerm): OrderTerm {
+  return { ...term, direction: term.direction === 'ASC' ? 'DESC' : 'ASC' };
+}
+
+function allOf(clauses: string[]): string {
+  return clauses.map((clause) => `(${clause})`).join(' AND ');
+}
+
+/** A term of an ORDER BY, and what a cursor holds of it (page-cursor.ts). */
+export interface OrderTerm extends KeyShape {
+  expression: string;
+  direction: 'ASC' | 'DESC';
+}
+
+/** The cursors' predicates (keysetBound). */
+function cursorBounds(sql: SqlWriter, order: OrderTerm[], shape: OrderShape, slice: Slice): string[] {
+  const sides = (['after', 'before'] as const).filter((side) => slice[side] !== null);
+  return sides.map((side) => keysetBound(sql, order, decodeCursor(slice[side]!, side, shape), side));
+}
+
+/**
+ * keysetBound over any keys, as a condition of its own: the store suite checks it against each
+ * database's own ORDER BY on nullable keys in every direction (a payload sort's nullable keys are
+ * NULL only where an earlier key, its type rank, already decides).
+ */
+export function translateKeyset(backend: Backend, order: OrderTerm[], cursor: KeyValue[], side: CursorArgument): SqlStatement {
+  const sql = writerFor(backend);
+  return { sql: keysetBound(sql, order, cursor, side), values: sql.values };
+}
+
+/** A key with its cursor value bound (null: the cursor's value is NULL), and whether "beyond the cursor" means greater. */
+interface BoundKey {
+  term: OrderTerm;
+  value: string | null;
+  greater: boolean;
+}
+
+/**
+ * The rows strictly after (or before) a cursor's row in the order: the lexicographic comparison of
+ * the keys, each in its direction, (k1 > c1) OR (k1 = c1 AND k2 > c2) OR …, NULLs where the ORDER
+ * BY puts them (SqlDialect.nullsFirstAscending). Written by halves (beyond), so that n keys make a
+ * predicate of size n log n and depth log n. The leading run of keys that are never NULL and share
+ * the first one's direction is also a row comparison, `(k1, k2) >= (c1, c2)`, which an index on
+ * them serves as a range: a page in the default order or by `created_at` starts reading at the
+ * cursor, whatever page it is. When that run is the whole order (those two orders), it is the
+ * whole predicate, strict.
+ */
+function keysetBound(sql: SqlWriter, order: OrderTerm[], cursor: KeyValue[], side: CursorArgument): string {
+  const keys = order.map((term, i): BoundKey => ({ term, value: bindKey(sql, term.kind, cursor[i]!), greater: (term.direction === 'ASC') === (side === 'after') }));
+  const run = keys.slice(0, leadingRun(keys));
+  if (run.length === 0) return beyond(sql.dialect, keys);
+  const row = (operator: string) => `(${run.map(({ term }) => term.expression).join(', ')}) ${operator} (${run.map(({ value }) => value).join(', ')})`;
+  const greater = run[0]!.greater;
+  if (run.length === keys.length) return row(greater ? '>' : '<');
+  return `${row(greater ? '>=' : '<=')} AND (${beyond(sql.dialect, keys)})`;
+}
+
+function leadingRun(keys: BoundKey[]): number {
+  const ends = keys.findIndex(({ term }) => term.nullable || term.direction !== keys[0]!.term.direction);
+  return ends < 0 ? keys.length : ends;
+}
+
+/** Rows beyond the cursor on `keys`: beyond it on the first half, or equal there and beyond on the second. */
+function beyond(dialect: SqlDialect, keys: BoundKey[]): string {
+  if (keys.length === 1) return beyondKey(dialect, keys[0]!);
+  const half = Math.ceil(keys.length / 2);
+  const first = keys.slice(0, half);
+  const rest = allOfKnown([...first.map(equalKey), beyond(dialect, keys.slice(half))]);
+  return anyOfKnown([beyond(dialect, first), rest]);
+}
+
+/** One key beyond the cursor's value. NULLs are all equal, and beyond every value or before every one. */
+function beyondKey(dialect: SqlDialect, { term, value, greater }: BoundKey): string {
+  const key = `(${term.expression})`;
+  const nullsBeyond = dialect.nullsFirstAscending !== greater;
+  if (value === null) return nullsBeyond ? 'FALSE' : `${key} IS NOT NULL`;
+  const compared = `${key} ${greater ? '>' : '<'} ${value}`;
+  return term.nullable && nullsBeyond ? `${compared} OR ${key} IS NULL` : compared;
+}
+
+function equalKey({ term, value }: BoundKey): string {
+  return value === null ? `(${term.expression}) IS NULL` : `(${term.expression}) = ${value}`;
+}
+
+/** AND of clauses, FALSE when one of them is. */
+function allOfKnown(clauses: string[]): string {
+  return clauses.includes('FALSE') ? 'FALSE' : allOf(clauses);
+}
+
+/** OR of clauses, without those that are FALSE. */
+function anyOfKnown(clauses: string[]): string {
+  const possible = clauses.filter((clause) => clause !== 'FALSE');
+  return possible.length === 0 ? 'FALSE' : possible.map((clause) => `(${clause})`).join(' OR ');
+}
+
+/** A cursor's value bound as its key's kind, or null for NULL (never bound: IS NULL tests it). */
+function bindKey(sql: SqlWriter, kind: KeyKind, value: KeyValue): string | null {
+  if (value === null) return null;
+  switch (kind) {
+    case 'text':
+      return sql.text(value as string);
+    case 'instant':
+      return sql.instant(value as string);
+    case 'double':
+      return sql.double(value as number);
+    case 'integer':
+      return sql.integer(value as number);
+    case 'boolean':
+      return sql.boolean(value as boolean);
+  }
 }
 
 /** The record of one key. */
 export function selectRecord(backend: Backend, { id, namespace }: RecordKey): SqlStatement {
-  const sql = new SqlWriter(backend);
+  const sql = writerFor(backend);
   return recordsWhere(sql, `r.id = ${sql.text(id)} AND r.namespace = ${sql.text(namespace)}`);
 }
 
@@ -147,20 +355,19 @@ export function selectRecord(backend: Backend, { id, namespace }: RecordKey): Sq
  * then the first namespace in code point order, so that an id always names the same record.
  */
 export function selectVisibleRecord(backend: Backend, id: string, viewer: Principal): SqlStatement {
-  const sql = new SqlWriter(backend);
+  const sql = writerFor(backend);
   const own = sql.text(recordNamespace(viewer));
   const { sql: text, values } = recordsWhere(sql, `r.id = ${sql.text(id)} AND (${visibleTo(sql, viewer)})`);
-  return { sql: `${text} ORDER BY CASE WHEN r.namespace = ${own} THEN 0 ELSE 1 END, ${sql.collated('r.namespace')} LIMIT 1`, values };
+  return { sql: `${text} ORDER BY CASE WHEN r.namespace = ${own} THEN 0 ELSE 1 END, ${sql.dialect.collated('r.namespace')} LIMIT 1`, values };
 }
 
 function recordsWhere(sql: SqlWriter, where: string): SqlStatement {
-  return { sql: `SELECT ${recordColumns(sql.backend)} FROM records r WHERE ${where}`, values: sql.values };
+  return { sql: `SELECT ${recordColumns(sql.dialect)} FROM records r WHERE ${where}`, values: sql.values };
 }
 
 /** The columns of a RecordRow, of the records aliased `r`. */
-function recordColumns(backend: Backend): string {
-  const payload = backend === 'postgresql' ? 'r.payload::text' : SQLITE_PAYLOAD_TEXT;
-  return `r.id, r.namespace, r.model, r.version, ${payload} AS payload, r.created_by_sub, r.tenant_id, r.created_at, r.updated_at`;
+function recordColumns(dialect: SqlDialect): string {
+  return `r.id, r.namespace, r.model, r.version, ${dialect.payloadText} AS payload, r.created_by_sub, r.tenant_id, r.created_at, r.updated_at`;
 }
 
 /**
@@ -169,7 +376,7 @@ function recordColumns(backend: Backend): string {
  * JSON null), where the JSON text keeps every digit on both backends.
  */
 export function writePayload(backend: Backend, { id, namespace }: RecordKey, payload: JsonValue): SqlStatement {
-  const sql = new SqlWriter(backend);
+  const sql = writerFor(backend);
   const text = `UPDATE records SET payload = ${sql.json(payload)} WHERE id = ${sql.text(id)} AND namespace = ${sql.text(namespace)}`;
   return { sql: text, values: sql.values };
 }
@@ -183,12 +390,9 @@ export function writePayload(backend: Backend, { id, namespace }: RecordKey, pay
  * JSON functions read them with 15 digits.
  */
 export function writeNumbers(backend: Backend, { id, namespace }: RecordKey, numbers: PayloadNumber[]): SqlStatement {
-  const sql = new SqlWriter(backend);
-  const pairs = sql.param(JSON.stringify(numbers.map(({ path, value }) => [path, String(value)])), '::jsonb');
-  const rows =
-    backend === 'postgresql'
-      ? `SELECT ${sql.text(id)}, ${sql.text(namespace)}, n.value ->> 0, (n.value ->> 1)::float8 FROM jsonb_array_elements(${pairs}) AS n(value)`
-      : `SELECT ${sql.text(id)}, ${sql.text(namespace)}, json_extract(n.value, '$[0]'), CAST(json_extract(n.value, '$[1]') AS REAL) FROM json_each(${pairs}) AS n`;
+  const sql = writerFor(backend);
+  const pairs = sql.dialect.numberPairs(sql.json(numbers.map(({ path, value }) => [path, String(value)])));
+  const rows = `SELECT ${sql.text(id)}, ${sql.text(namespace)}, ${pairs.path}, ${pairs.value} FROM ${pairs.from}`;
   return { sql: `INSERT INTO record_numbers (record_id, record_namespace, path, value) ${rows}`, values: sql.values };
 }
 
@@ -210,9 +414,7 @@ function conditionSql(sql: SqlWriter, condition: Condition): string {
       return timestampCondition(sql, `r.${condition.field.column}`, condition);
     case 'payload':
       if (isNumberRange(condition)) return numberRange(sql, condition.field.path, condition);
-      return sql.backend === 'postgresql'
-        ? postgresPayloadCondition(sql, condition.field.path, condition)
-        : sqlitePayloadCondition(sql, condition.field.path, condition);
+      return sql.dialect.payloadCondition(sql, condition.field.path, condition);
   }
 }
 
@@ -229,12 +431,12 @@ function textCondition(sql: SqlWriter, column: string, condition: Condition): st
       return texts.length > 0 ? `${column} IN (${texts.map((value) => sql.text(value)).join(', ')})` : 'FALSE';
     }
     case 'contains':
-      return isText(condition.value) ? sql.substring(column, sql.text(condition.value)) : 'FALSE';
+      return isText(condition.value) ? sql.dialect.substring(column, sql.text(condition.value)) : 'FALSE';
     case 'exists':
       return condition.value ? 'TRUE' : 'FALSE';
     default:
       return isText(condition.value)
-        ? `${sql.collated(column)} ${COMPARATORS[condition.op]} ${sql.text(condition.value)}`
+        ? `${sql.dialect.collated(column)} ${COMPARATORS[condition.op]} ${sql.text(condition.value)}`
         : 'FALSE';
   }
 }
@@ -257,152 +459,6 @@ function timestampCondition(sql: SqlWriter, column: string, condition: Condition
   }
 }
 
-const COMPARATORS: Record<RangeOperator, string> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
-
-// PostgreSQL ------------------------------------------------------------------------------------
-
-/**
- * The value at a payload path, NULL where the path does not resolve. `->` with a key yields NULL on
- * anything but an object, so a path of keys is a chain of them. An index yields NULL on an object
- * but not on a scalar (PostgreSQL reads `'5'::jsonb -> 0` as 5), so a path with an index is a strict
- * jsonpath, which resolves nothing there (its error silenced into NULL).
- */
-function postgresValue(sql: SqlWriter, path: PathSegment[]): string {
-  if (path.some((segment) => typeof segment === 'number')) {
-    return `jsonb_path_query_first(r.payload, ${sql.param(`strict ${jsonPath(path)}`, '::jsonpath')}, '{}', TRUE)`;
-  }
-  return path.reduce<string>((expression, segment) => `${expression} -> ${sql.text(segment as string)}`, 'r.payload');
-}
-
-function postgresPayloadCondition(sql: SqlWriter, path: PathSegment[], condition: Condition): string {
-  const value = postgresValue(sql, path);
-  const type = `jsonb_typeof(${value})`;
-  switch (condition.op) {
-    case 'eq':
-      return `${containing(sql, path, condition.value)} AND ${value} = ${sql.json(condition.value)}`;
-    case 'ne':
-      return `NOT COALESCE(${value} = ${sql.json(condition.value)}, FALSE)`;
-    case 'in': {
-      const prefilter = condition.values.map((item) => containing(sql, path, item)).join(' OR ');
-      return `(${prefilter}) AND ${value} IN (${condition.values.map((item) => sql.json(item)).join(', ')})`;
-    }
-    case 'contains': {
-      const element = `EXISTS (SELECT 1 FROM jsonb_array_elements(${value}) AS element(value) WHERE element.value = ${sql.json(condition.value)})`;
-      if (typeof condition.value !== 'string') {
-        return `${containing(sql, path, [condition.value])} AND CASE WHEN ${type} = 'array' THEN ${element} ELSE FALSE END`;
-      }
-      const substring = sql.substring(`(${value} #>> '{}')`, sql.text(condition.value));
-      return `CASE ${type} WHEN 'string' THEN ${substring} WHEN 'array' THEN ${element} ELSE FALSE END`;
-    }
-    case 'exists':
-      return condition.value ? `${value} IS NOT NULL` : `${value} IS NULL`;
-    default: // a string range (numbers: numberRange)
-      return `CASE WHEN ${type} = 'string' THEN (${value} #>> '{}') COLLATE "C" ${COMPARATORS[condition.op]} ${sql.text(condition.value as string)} ELSE FALSE END`;
-  }
-}
-
-/** `payload @> {"a":[{"b":value}]}` for path a[0].b: true whenever the field equals `value`. */
-function containing(sql: SqlWriter, path: PathSegment[], value: JsonValue): string {
-  const document = path.reduceRight<JsonValue>(
-    (inner, segment) => (typeof segment === 'number' ? [inner] : { [segment]: inner }),
-    value,
-  );
-  return `r.payload @> ${sql.json(document)}`;
-}
-
-function postgresSortKeys(sql: SqlWriter, path: PathSegment[]): JsonSortKeys {
-  const value = postgresValue(sql, path);
-  const type = `jsonb_typeof(${value})`;
-  return {
-    missing: `(${value} IS NULL OR ${type} = 'null')`,
-    rank: `CASE ${type} WHEN 'number' THEN 0 WHEN 'string' THEN 1 WHEN 'boolean' THEN 2 ELSE 3 END`,
-    text: `CASE WHEN ${type} = 'string' THEN ${value} #>> '{}' END`,
-    boolean: `CASE WHEN ${type} = 'boolean' THEN (${value})::boolean END`,
-  };
-}
-
-// SQLite ----------------------------------------------------------------------------------------
-
-/**
- * The payload as JSON text. The column's declared type (JSONB) has numeric affinity, so SQLite keeps
- * a payload that is a bare number as a number, on which the JSON functions fail; every path has a
- * key, so such a payload never has the field anyway.
- */
-const SQLITE_DOCUMENT = 'CAST(r.payload AS TEXT)';
-
-/**
- * The payload as JSON text that reads back exactly: SQLite renders a REAL as text with 15
- * significant digits (0.30000000000000004 became 0.3, -1.7976931348623157e308 overflowed to
- * -Infinity), where 17 always round-trip a double.
- */
-const SQLITE_PAYLOAD_TEXT = `CASE typeof(r.payload) WHEN 'real' THEN printf('%!.17g', r.payload) ELSE ${SQLITE_DOCUMENT} END`;
-
-/** `$."a"[0]."b"` (SQLite's JSON path and PostgreSQL's jsonpath alike): keys are [A-Za-z0-9_-] (record-filter.ts), so quoting them is enough. */
-function jsonPath(path: PathSegment[]): string {
-  return path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : `${text}."${segment}"`), '$');
-}
-
-function sqlitePayloadCondition(sql: SqlWriter, path: PathSegment[], condition: Condition): string {
-  const pathText = sql.text(jsonPath(path));
-  const type = `json_type(${SQLITE_DOCUMENT}, ${pathText})`;
-  const value = `json_extract(${SQLITE_DOCUMENT}, ${pathText})`;
-  switch (condition.op) {
-    case 'eq':
-      return sqliteEquals(sql, type, value, condition.value);
-    case 'ne':
-      return `NOT COALESCE(${sqliteEquals(sql, type, value, condition.value)}, FALSE)`;
-    case 'in':
-      return condition.values.map((item) => sqliteEquals(sql, type, value, item)).join(' OR ');
-    case 'contains': {
-      const element = `(${type} = 'array' AND EXISTS (SELECT 1 FROM json_each(${SQLITE_DOCUMENT}, ${pathText}) AS element WHERE ${sqliteEquals(sql, 'element.type', 'element.value', condition.value)}))`;
-      if (typeof condition.value !== 'string') return element;
-      return `(${type} = 'text' AND ${sql.substring(value, sql.text(condition.value))}) OR ${element}`;
-    }
-    case 'exists':
-      return condition.value ? `${type} IS NOT NULL` : `${type} IS NULL`;
-    default: // a string range (numbers: numberRange)
-      return `${type} = 'text' AND ${value} ${COMPARATORS[condition.op]} ${sql.text(condition.value as string)}`;
-  }
-}
-
-/**
- * JSON equality from json_type/json_extract (or json_each's type/value): booleans come out as 1/0
- * and must be told apart by type; objects and arrays come out as their stored text, which is
- * canonical JSON (canonical-json.ts), so equal values have equal texts.
- */
-function sqliteEquals(sql: SqlWriter, type: string, value: string, expected: JsonValue): string {
-  if (expected === null) return `(${type} = 'null')`;
-  if (typeof expected === 'boolean') return `(${type} = '${expected}')`;
-  if (typeof expected === 'number') return `(${type} IN ('integer', 'real') AND ${value} = ${sql.param(expected)})`;
-  if (typeof expected === 'string') return `(${type} = 'text' AND ${value} = ${sql.text(expected)})`;
-  const kind = Array.isArray(expected) ? 'array' : 'object';
-  return `(${type} = '${kind}' AND ${value} = ${sql.text(canonicalJson(expected))})`;
-}
-
-function sqliteSortKeys(sql: SqlWriter, path: PathSegment[]): JsonSortKeys {
-  const pathText = sql.text(jsonPath(path));
-  const type = `json_type(${SQLITE_DOCUMENT}, ${pathText})`;
-  const value = `json_extract(${SQLITE_DOCUMENT}, ${pathText})`;
-  return {
-    missing: `(${type} IS NULL OR ${type} = 'null')`,
-    rank: `CASE ${type} WHEN 'integer' THEN 0 WHEN 'real' THEN 0 WHEN 'text' THEN 1 WHEN 'true' THEN 2 WHEN 'false' THEN 2 ELSE 3 END`,
-    text: `CASE WHEN ${type} = 'text' THEN ${value} END`,
-    boolean: `CASE ${type} WHEN 'false' THEN 0 WHEN 'true' THEN 1 END`,
-  };
-}
-
-// Both ------------------------------------------------------------------------------------------
-
-/** A payload field's sort keys read from the payload (without direction): see payloadSort. */
-interface JsonSortKeys {
-  /** True when the field is missing or null: those rows go last in either direction. */
-  missing: string;
-  /** Numbers, strings, booleans, then arrays and objects. */
-  rank: string;
-  text: string;
-  boolean: string;
-}
-
 type NumberRange = { op: RangeOperator; value: number };
 
 function isNumberRange(condition: Condition): condition is Condition & NumberRange {
@@ -411,7 +467,7 @@ function isNumberRange(condition: Condition): condition is Condition & NumberRan
 
 /** A range on a payload number: the field's row in record_numbers (absent unless it is a number). */
 function numberRange(sql: SqlWriter, path: PathSegment[], { op, value }: NumberRange): string {
-  return `${sql.numbers(path)}.value ${COMPARATORS[op]} ${sql.param(value, '::float8')}`;
+  return `${sql.numbers(path)}.value ${COMPARATORS[op]} ${sql.double(value)}`;
 }
 
 /**
@@ -422,15 +478,16 @@ function numberRange(sql: SqlWriter, path: PathSegment[], { op, value }: NumberR
  */
 function payloadSort(sql: SqlWriter, path: PathSegment[], direction: OrderTerm['direction'], where: Condition[]): OrderTerm[] {
   const number = `${sql.numbers(path)}.value`;
-  if (where.some((condition) => keepsNumbersOnly(condition, path))) return [{ expression: number, direction }];
-  const json = sql.backend === 'postgresql' ? postgresSortKeys(sql, path) : sqliteSortKeys(sql, path);
+  // Never NULL here: the range keeps only records whose field is a number.
+  if (where.some((condition) => keepsNumbersOnly(condition, path))) return [{ expression: number, direction, kind: 'double', nullable: false }];
+  const json = sql.dialect.payloadSortKeys(sql, path);
   const unlessNumber = (expression: string, whenNumber: string) => `CASE WHEN ${number} IS NOT NULL THEN ${whenNumber} ELSE ${expression} END`;
   return [
-    { expression: unlessNumber(json.missing, 'FALSE'), direction: 'ASC' },
-    { expression: unlessNumber(json.rank, '0'), direction },
-    { expression: number, direction },
-    { expression: sql.collated(unlessNumber(json.text, 'NULL')), direction },
-    { expression: unlessNumber(json.boolean, 'NULL'), direction },
+    { expression: unlessNumber(json.missing, 'FALSE'), direction: 'ASC', kind: 'boolean', nullable: false },
+    { expression: unlessNumber(json.rank, '0'), direction, kind: 'integer', nullable: false },
+    { expression: number, direction, kind: 'double', nullable: true },
+    { expression: sql.dialect.collated(unlessNumber(json.text, 'NULL')), direction, kind: 'text', nullable: true },
+    { expression: unlessNumber(json.boolean, 'NULL'), direction, kind: 'boolean', nullable: true },
   ];
 }
 
@@ -443,71 +500,10 @@ function sortSql(sql: SqlWriter, key: SortKey, where: Condition[]): OrderTerm[] 
   const field: Field = key.field;
   switch (field.kind) {
     case 'text':
-      return [{ expression: sql.collated(`r.${field.column}`), direction }];
+      return [{ expression: sql.dialect.collated(`r.${field.column}`), direction, kind: 'text', nullable: false }];
     case 'timestamp':
-      return [{ expression: `r.${field.column}`, direction }];
+      return [{ expression: `r.${field.column}`, direction, kind: 'instant', nullable: false }];
     case 'payload':
       return payloadSort(sql, field.path, direction, where);
-  }
-}
-
-/** Collects bound values and writes the dialect's placeholders, casts and text functions. */
-class SqlWriter {
-  readonly values: unknown[] = [];
-  /** `LEFT JOIN record_numbers …`, one per payload field whose numbers the query reads. */
-  readonly joins: string[] = [];
-  private readonly numberAliases = new Map<string, string>();
-
-  constructor(readonly backend: Backend) {}
-
-  /**
-   * A bound value, numbered so that a placeholder may appear more than once (`$1` on PostgreSQL,
-   * with the cast that fixes its type, `?1` on SQLite).
-   */
-  param(value: unknown, postgresCast = ''): string {
-    this.values.push(value);
-    return this.backend === 'postgresql' ? `$${this.values.length}${postgresCast}` : `?${this.values.length}`;
-  }
-
-  text(value: string): string {
-    return this.param(value, '::text');
-  }
-
-  /** SQLite wants LIMIT/OFFSET integers, and a JS number may reach it as a REAL. */
-  integer(value: number): string {
-    const placeholder = this.param(value, '::bigint');
-    return this.backend === 'postgresql' ? placeholder : `CAST(${placeholder} AS INTEGER)`;
-  }
-
-  json(value: JsonValue): string {
-    return this.param(JSON.stringify(value), '::jsonb');
-  }
-
-  /** SQLite keeps timestamps as epoch milliseconds, PostgreSQL as timestamptz. */
-  instant(iso: string): string {
-    return this.backend === 'postgresql' ? this.param(iso, '::timestamptz') : this.param(Date.parse(iso));
-  }
-
-  /** Code point order: SQLite's default BINARY collation; PostgreSQL's database collation may differ. */
-  collated(expression: string): string {
-    return this.backend === 'postgresql' ? `${expression} COLLATE "C"` : expression;
-  }
-
-  /** The alias of the record_numbers row of one payload field, joined on first use. */
-  numbers(path: PathSegment[]): string {
-    const field = numberPath(path);
-    let alias = this.numberAliases.get(field);
-    if (alias === undefined) {
-      alias = `n${this.numberAliases.size + 1}`;
-      this.numberAliases.set(field, alias);
-      this.joins.push(
-        ` LEFT JOIN record_numbers ${alias} ON ${alias}.record_id = r.id AND ${alias}.record_namespace = r.namespace AND ${alias}.path = ${this.text(field)}`,
-      );
-    }
-    return alias;
-  }
-
-  substring(haystack: string, needle: string): string {
-    return this.backend === 'postgresql' ? `strpos(${haystack}, ${needle}) > 0` : `instr(${haystack}, ${needle}) > 0`;
   }
 }

@@ -1,5 +1,6 @@
-import type { JsonValue } from '../domain/records/canonical-json.js';
-import type { PathSegment } from '../domain/records/record-filter.js';
+import { DomainError } from '../../../kernel/errors.js';
+import type { JsonValue } from '../../../kernel/records/canonical-json.js';
+import type { PathSegment } from '../../../kernel/records/record-filter.js';
 
 /**
  * The `record_numbers` index (docs/STORE.md): one row per number of a payload whose field a query
@@ -39,6 +40,20 @@ export function payloadNumbers(payload: JsonValue): PayloadNumber[] {
     }
   }
   return found;
+}
+
+/**
+ * The longest path of an indexed payload number, in bytes of UTF-8. PostgreSQL refuses an index
+ * entry over 2,704 bytes, and `record_numbers` indexes the path with the record's id and namespace
+ * (256 bytes each at most, storable-json.ts): a longer path failed there and passed on SQLite.
+ */
+const MAX_NUMBER_PATH_BYTES = 1024;
+
+/** BAD_REQUEST on both backends alike when a number's path is too long to be indexed. */
+export function requireIndexable(numbers: readonly PayloadNumber[]): void {
+  if (!numbers.some(({ path }) => Buffer.byteLength(path, 'utf8') > MAX_NUMBER_PATH_BYTES)) return;
+  const reason = `the path of a number in the payload (its field names joined) may hold at most ${MAX_NUMBER_PATH_BYTES} bytes of UTF-8`;
+  throw new DomainError('BAD_REQUEST', `payload cannot be stored: ${reason}`, { field: 'payload', reason });
 }
 
 function isObject(value: JsonValue): value is { [key: string]: JsonValue } {

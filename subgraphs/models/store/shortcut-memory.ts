@@ -6,7 +6,7 @@ const RETRY_AFTER = 100;
 const REMEMBERED = 1000;
 
 /**
- * Whether to try a query's index-order window first (query-translator.ts, translateIndexOrderQuery).
+ * Whether to try a query's index-order window first (query-translator.ts, Read.window).
  * The window pays when most records meet the conditions and costs two pages' reads when few do, and
  * PostgreSQL cannot tell which (it has no statistics for payload fields). So the outcome is
  * remembered per statement: one whose window found no whole page is searched directly for its

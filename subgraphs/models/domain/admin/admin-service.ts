@@ -24,7 +24,7 @@ export interface RuntimeStatus {
   uptimeSeconds: number;
   service: string;
   serviceVersion: string;
-  registry: { modelsLoaded: number; lastRefreshAt: string | null; errors: RegistryError[] };
+  registry: { modelsLoaded: number; lastRefreshAt: string | null; catalogRevision: string | null; errors: RegistryError[] };
   store: { backend: string };
   authMode: string;
   metricsEnabled: boolean;
@@ -65,7 +65,7 @@ export class AdminService {
       uptimeSeconds: this.uptimeSeconds(),
       service: this.identity.service,
       serviceVersion: this.identity.serviceVersion,
-      registry: { modelsLoaded: registry.modelsLoaded, lastRefreshAt: registry.lastRefreshAt, errors: registry.errors },
+      registry: { modelsLoaded: registry.modelsLoaded, lastRefreshAt: registry.lastRefreshAt, catalogRevision: registry.catalogRevision, errors: registry.errors },
       store: { backend: this.store.backend },
       authMode: this.flags.authMode,
       metricsEnabled: this.flags.metricsEnabled,

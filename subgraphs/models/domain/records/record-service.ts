@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../../../kernel/errors.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
-import type { JsonValue } from './canonical-json.js';
-import { parseRecordFilter } from './record-filter.js';
+import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
+import { requireFittingNames } from '../../../../kernel/records/storable-json.js';
 import {
   type Grantee,
   type ModelVersion,
@@ -13,8 +13,12 @@ import {
   idempotencyScope,
   requestFingerprint,
 } from './record-store.js';
+import type { RecordQuery } from './record-store.js';
+import { type PageRequest, type RecordPage, readPage } from './record-page.js';
 
 /** Told when a create is answered with the original record (metrics); the domain does not know who listens. */
+export type { RecordQuery };
+
 export interface RecordObserver {
   replayed(): void;
 }
@@ -52,11 +56,12 @@ export class RecordService {
    */
   async create(caller: Principal, target: ModelVersion, payload: JsonObject, idempotencyKey: string | undefined): Promise<RecordCreation> {
     const key = requiredKey(idempotencyKey);
+    const record = { id: recordIdOf(payload), ...target, payload };
+    requireFittingNames({ 'Idempotency-Key': key, 'payload.id': record.id, model: record.model, version: record.version, ...ownerNames(caller) });
     const report = await this.registry.validate(target.model, target.version, payload);
     if (!report.passed) {
       throw new DomainError('VALIDATION_FAILED', `the payload does not pass the validators of model ${target.model} version ${target.version}`, report);
     }
-    const record = { id: recordIdOf(payload), ...target, payload };
     return this.save(caller, record, key, requestFingerprint(target.model, target.version, payload));
   }
 
@@ -69,6 +74,7 @@ export class RecordService {
   async storeRecord(caller: Principal, record: NewRecord, idempotencyKey: string | undefined): Promise<RecordCreation> {
     const key = requiredKey(idempotencyKey);
     if (record.id === '') throw new DomainError('BAD_REQUEST', 'the record id must not be empty', { field: 'id' });
+    requireFittingNames({ 'Idempotency-Key': key, id: record.id, model: record.model, version: record.version, ...ownerNames(caller) });
     return this.save(caller, record, key, requestFingerprint(record.model, record.version, [record.id, record.payload]));
   }
 
@@ -85,18 +91,24 @@ export class RecordService {
   }
 
   /**
-   * The records the caller may read that match the raw filter (400 BAD_REQUEST when malformed). The
-   * core's `:query` names its model version, which must be in the registry, and searches only it;
-   * the records backend names none and searches every record.
+   * A page of the records the caller may read that meet the query, in its order (ties by creation,
+   * then id), with a cursor per record. `keysOnly`: the caller needs only where the page stands
+   * (its cursors), not the records' payloads.
    */
-  async query(caller: Principal, filter: unknown, model?: string | null, version?: string | null): Promise<StoredRecord[]> {
-    const within = this.searchedModelVersion(model ?? null, version ?? null);
-    return this.store.queryRecords(parseRecordFilter(filter), caller, within);
+  async page(caller: Principal, query: RecordQuery, request: PageRequest, keysOnly = false): Promise<RecordPage> {
+    return this.store.pageRecords(query, caller, readPage(request, keysOnly));
+  }
+
+  /** How many records the caller may read meet the query. */
+  async count(caller: Principal, query: RecordQuery): Promise<number> {
+    return this.store.countRecords(query, caller);
   }
 
   /** Lets a subject or a tenant read one of the caller's records; anyone else's is RECORD_NOT_FOUND. */
   async grantRead(caller: Principal, recordId: string, grantee: GranteeChoice): Promise<void> {
-    await this.store.grantRead(recordId, granteeOf(grantee), caller);
+    const granted = granteeOf(grantee);
+    requireFittingNames({ [granted.kind]: granted.id });
+    await this.store.grantRead(recordId, granted, caller);
   }
 
   async revokeRead(caller: Principal, recordId: string, grantee: GranteeChoice): Promise<void> {
@@ -129,12 +141,6 @@ export class RecordService {
     return { record: result.record, replayed };
   }
 
-  private searchedModelVersion(model: string | null, version: string | null): ModelVersion | null {
-    if (model === null && version === null) return null;
-    if (model === null || version === null) throw new DomainError('BAD_REQUEST', 'model and version go together: give both or neither');
-    this.registry.get(model, version);
-    return { model, version };
-  }
 }
 
 /** Exactly one of the two. */
@@ -150,6 +156,11 @@ function granteeOf({ subject, tenant }: GranteeChoice): Grantee {
   const [grantee] = named;
   if (named.length !== 1 || grantee!.id === '') throw new DomainError('BAD_REQUEST', 'name exactly one non-empty grantee: a subject or a tenant');
   return grantee!;
+}
+
+/** The owner's names a stored record carries (its namespace, ownership and idempotency scope). */
+function ownerNames(caller: Principal): Record<string, string> {
+  return { 'caller.subject': caller.subject, 'caller.tenant': caller.tenant ?? '' };
 }
 
 /** DECISIONS section 3: the key is required; a blank one counts as absent. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
-import type { JsonValue } from './canonical-json.js';
-import type { RecordFilter } from './record-filter.js';
+import { canonicalJson } from '../../../../kernel/records/canonical-json.js';
+import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
+import type { RecordFilter } from '../../../../kernel/records/record-filter.js';
+import type { RecordPage, StorePage } from './record-page.js';
 
 /**
  * The records store as the domain sees it (DECISIONS sections 3 and 4). One implementation,
@@ -29,10 +30,28 @@ export interface RecordStore {
   getRecord(id: string, viewer: Principal): Promise<StoredRecord | null>;
   /** The records `viewer` may read that match the filter; `within` limits them to one model version. */
   queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]>;
+  /**
+   * One page of the records `viewer` may read that meet the query, in its order with ties by
+   * `createdAt`, then `id`: keyset pages, so a page stays right while records are inserted and a
+   * late page costs what the first does. A cursor that is not one of this order is BAD_REQUEST
+   * with details `{at: 'after' | 'before', reason}`. `keysOnly`: no record is read; `records` is
+   * empty and `cursors` holds the cursors of the page's first and last records only (one when they
+   * are the same record, none for an empty page): what `pageInfo` needs, at any size.
+   */
+  pageRecords(query: RecordQuery, viewer: Principal, page: StorePage): Promise<RecordPage>;
+  /** How many records `viewer` may read meet the query. */
+  countRecords(query: RecordQuery, viewer: Principal): Promise<number>;
   /** Lets a subject or a tenant read a record (the owner's own with that id); only its owner may. Throws RECORD_NOT_FOUND otherwise. */
   grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void>;
   /** Withdraws a grant (no-op when absent); only the owner may. Throws RECORD_NOT_FOUND otherwise. */
   revokeRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void>;
+}
+
+/** Which records, in which order: a filter's conditions and sort keys, within one model version or all. */
+export interface RecordQuery {
+  where: RecordFilter['where'];
+  sort: RecordFilter['sort'];
+  within: ModelVersion | null;
 }
 
 /** Who acts: the authenticated subject and tenant (kernel/identity's Identity satisfies it). */

@@ -1,16 +1,20 @@
+import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import standaloneModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { type PayloadValidator, type Violation, resultOf } from './validation-report.js';
 
-// ajv-formats is CommonJS: under NodeNext its default export arrives wrapped in `default`.
+// ajv-formats and ajv's standalone module are CommonJS: under NodeNext their default export arrives wrapped in `default`.
 const addFormats = (addFormatsModule as unknown as { default: FormatsPlugin }).default;
+const standaloneCode = (standaloneModule as unknown as { default: (ajv: Ajv, validate: ValidateFunction) => string }).default;
 
 /** The draft named by `$schema` picks the ajv flavour; draft-07 when absent or unknown. */
 function ajvFor(schema: Record<string, unknown>): Ajv {
   const draft = String(schema.$schema ?? '');
-  const options = { allErrors: true, strict: false, validateFormats: true };
+  // `source`: the compiled validator can be written out as code (ajv's standalone mode).
+  const options = { allErrors: true, strict: false, validateFormats: true, code: { source: true } };
   const ajv = draft.includes('2020-12')
     ? new Ajv2020(options)
     : draft.includes('2019-09')
@@ -21,10 +25,13 @@ function ajvFor(schema: Record<string, unknown>): Ajv {
 }
 
 /**
- * Compiles a JSON Schema artifact once. With a root class that the schema defines, payloads are
- * checked against `$defs/<rootClass>` (or draft-07 `definitions/`) instead of the permissive root.
+ * Compiles a JSON Schema artifact once, into the code of its validator (ajv's standalone code, a
+ * CommonJS module): the expensive part, which the registry runs in a worker thread, since a compiled
+ * function cannot cross threads and its code can. With a root class that the schema defines,
+ * payloads are checked against `$defs/<rootClass>` (or draft-07 `definitions/`) instead of the
+ * permissive root.
  */
-export function compileJsonSchemaValidator(schema: unknown, rootClass?: string): PayloadValidator {
+export function jsonSchemaCode(schema: unknown, rootClass?: string): string {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     throw new Error('JSON Schema artifact is not a JSON object');
   }
@@ -32,7 +39,22 @@ export function compileJsonSchemaValidator(schema: unknown, rootClass?: string):
   const ajv = ajvFor(document);
   const id = typeof document.$id === 'string' ? document.$id : 'urn:cerise:artifact:schema';
   ajv.addSchema({ ...document, $id: id });
-  const check = rootCheck(ajv, id, document, rootClass);
+  return standaloneCode(ajv, rootCheck(ajv, id, document, rootClass));
+}
+
+/** The code requires ajv's runtime helpers and ajv-formats' formats; nothing else. */
+const requireDependency = createRequire(import.meta.url);
+const RUNTIME_MODULE = /^ajv(-formats)?\/dist\/[\w/-]+$/;
+
+/** The validator of `jsonSchemaCode`'s code: evaluating it takes about a millisecond. */
+export function jsonSchemaValidator(code: string): PayloadValidator {
+  const module = { exports: {} as { default?: ValidateFunction } };
+  const require = (id: string): unknown => {
+    if (!RUNTIME_MODULE.test(id)) throw new Error(`JSON Schema validator code requires an unexpected module: ${id}`);
+    return requireDependency(id);
+  };
+  new Function('require', 'module', 'exports', code)(require, module, module.exports);
+  const check = module.exports.default!;
   return {
     kind: 'JsonSchema',
     async validate(payload) {

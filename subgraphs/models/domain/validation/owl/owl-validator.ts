@@ -4,16 +4,15 @@ import { type PayloadValidator, type ValidatorResult, type Violation, resultOf }
 import { datatypeNode, literalFor } from '../shacl/json-literals.js';
 import type { LiftingVocabulary } from '../shacl/lifting-vocabulary.js';
 import { type LiftedNode, type LiftedValue, liftPayload, propertyPath } from '../shacl/payload-lifter.js';
-import { parseTurtle, terms } from '../shacl/rdf-environment.js';
+import { type TurtleSource, quadsOf, terms } from '../shacl/rdf-environment.js';
 import { RDFS, localName, shortName } from '../shacl/rdf-vocabulary.js';
 import { compileShapes } from '../shacl/shacl-validator.js';
 import { type CountRestriction, type DataRange, OntologyIndex } from './ontology-index.js';
 
 export interface OwlValidatorOptions {
-  /** The ontology, as Turtle text. */
-  ontology: string;
+  ontology: TurtleSource;
   /** The model's SHACL shapes: when given, payloads are lifted exactly as the SHACL validator lifts them. */
-  shapes?: string;
+  shapes?: TurtleSource;
   schema?: unknown;
   rootClass?: string;
 }
@@ -24,7 +23,7 @@ export interface OwlValidatorOptions {
  * the ontology's own vocabulary lifts payloads: the SHACL validator reports the broken shapes.
  */
 export function compileOwlValidator(options: OwlValidatorOptions): PayloadValidator {
-  const ontology = new OntologyIndex(parseTurtle(options.ontology, 'OWL ontology'));
+  const ontology = new OntologyIndex(quadsOf(options.ontology, 'OWL ontology'));
   const lifting = shapesLifting(options) ?? ontologyLifting(ontology, options.rootClass);
   return new OntologyValidator(ontology, lifting.vocabulary, lifting.rootClass);
 }

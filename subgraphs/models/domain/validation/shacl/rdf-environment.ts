@@ -56,6 +56,13 @@ function namespaceBuilder(base: string): NamespaceBuilder {
   return build;
 }
 
+/** A Turtle artifact as text, or already parsed (the registry parses in a worker thread). */
+export type TurtleSource = string | readonly Quad[];
+
+export function quadsOf(source: TurtleSource, artifact: string): readonly Quad[] {
+  return typeof source === 'string' ? parseTurtle(source, artifact) : source;
+}
+
 /** Parses a Turtle artifact; `artifact` names it in the error ("SHACL shapes", "OWL ontology"). */
 export function parseTurtle(text: string, artifact: string): Quad[] {
   try {

@@ -5,15 +5,15 @@ import { type PayloadValidator, type Severity, type ValidatorResult, type Violat
 import { IndexedDataset } from './indexed-dataset.js';
 import { type LiftingVocabulary, type ClassVocabulary, classResolver, classVocabulary, mostCommonNamespace } from './lifting-vocabulary.js';
 import { type LiftedPayload, liftPayload, propertyPath } from './payload-lifter.js';
-import { parseTurtle, rdfEnvironment, terms } from './rdf-environment.js';
+import { type TurtleSource, quadsOf, rdfEnvironment, terms } from './rdf-environment.js';
 import { SH, localName, shortName } from './rdf-vocabulary.js';
 import { schemaKeysByDescription } from './schema-pairing.js';
 import { ShapesIndex } from './shapes-index.js';
 import { isJsonObject } from '../../../../../kernel/json.js';
 
 export interface ShaclValidatorOptions {
-  /** The shapes graph, as Turtle text. */
-  shapes: string;
+  /** The shapes graph. */
+  shapes: TurtleSource;
   /** The parsed JSON Schema of the same model, for the description rule of key matching. */
   schema?: unknown;
   /** The catalog's root_class: a full IRI or a local name matching exactly one target class. */
@@ -37,9 +37,9 @@ export interface CompiledShapes {
  * schema and root class: the second call reuses the first's work (a parse and index of ~300 ms on
  * the published shapes). Only the last compilation is kept.
  */
-let lastCompiled: { shapes: string; schema: unknown; rootClass: string | undefined; compiled: CompiledShapes } | undefined;
+let lastCompiled: { shapes: TurtleSource; schema: unknown; rootClass: string | undefined; compiled: CompiledShapes } | undefined;
 
-export function compileShapes(shapes: string, schema: unknown, rootClass: string | undefined): CompiledShapes {
+export function compileShapes(shapes: TurtleSource, schema: unknown, rootClass: string | undefined): CompiledShapes {
   const last = lastCompiled;
   if (last && last.shapes === shapes && last.schema === schema && last.rootClass === rootClass) return last.compiled;
   const compiled = compileShapesAnew(shapes, schema, rootClass);
@@ -51,25 +51,32 @@ export function compileShapes(shapes: string, schema: unknown, rootClass: string
  * JSON-LD contexts (the catalog's `context_url`, first rule of DECISIONS' key matching) are not
  * read: keys are matched by sh:path local name, sh:name, then JSON Schema description.
  */
-function compileShapesAnew(shapes: string, schema: unknown, rootClass: string | undefined): CompiledShapes {
-  const index = new ShapesIndex(parseTurtle(shapes, 'SHACL shapes'));
+function compileShapesAnew(shapes: TurtleSource, schema: unknown, rootClass: string | undefined): CompiledShapes {
+  const index = new ShapesIndex(quadsOf(shapes, 'SHACL shapes'));
   const resolveClass = classResolver(index.targetClasses);
   const root = rootClass === undefined ? undefined : resolveClass(rootClass);
   if (root && 'error' in root) throw new Error(`root class ${rootClass} cannot be used with these shapes: ${root.error}`);
   if (root && !index.targetClasses.has(root.iri)) throw new Error(`root class ${rootClass} cannot be used with these shapes: no shape targets it`);
   const schemaKeys = schemaKeysByDescription(schema, root?.iri, index.targetClasses, (c) => index.propertyShapes(c));
+  // Each class's key table is built when a payload first meets the class: a payload meets a handful
+  // of the published shapes' 1,264 classes, and building them all held the event loop 90 ms per load.
   const vocabularies = new Map<string, ClassVocabulary>();
-  for (const classIri of index.targetClasses) {
+  const vocabularyOf = (classIri: string): ClassVocabulary => {
     const candidates = index.propertyShapes(classIri).map((shape) => ({
       predicate: shape.predicate,
       keys: [localName(shape.predicate), shape.name, schemaKeys.get(classIri)?.get(shape.predicate)],
       datatype: shape.datatype,
       nodeClasses: shape.nodeClasses,
     }));
-    vocabularies.set(classIri, classVocabulary(candidates));
-  }
+    return classVocabulary(candidates);
+  };
   const vocabulary: LiftingVocabulary = {
-    classVocabulary: (classIri) => vocabularies.get(classIri),
+    classVocabulary: (classIri) => {
+      if (!index.targetClasses.has(classIri)) return undefined;
+      let found = vocabularies.get(classIri);
+      if (!found) vocabularies.set(classIri, (found = vocabularyOf(classIri)));
+      return found;
+    },
     resolveClass,
     defaultNamespace: mostCommonNamespace(index.targetClasses),
   };

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../../kernel/errors.js';
+import { DomainError } from '../errors.js';
 
 /** U+0000, or a UTF-16 surrogate without its partner (not a Unicode scalar value). */
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -41,6 +41,26 @@ export function unstorable(value: unknown): Unstorable | null {
 export function requireStorable(what: string, value: unknown): void {
   const problem = unstorable(value);
   if (problem) throw new DomainError('BAD_REQUEST', `${what} cannot be stored: ${problem.reason}`, { field: what, ...problem });
+}
+
+/**
+ * The longest name a record is stored and indexed under, in bytes of UTF-8 as stored (256 ASCII
+ * characters; fewer beyond ASCII): its id, model and version, its idempotency key, a grantee, and
+ * its owner's subject and tenant. PostgreSQL refuses an index entry over 2,704 bytes and its widest
+ * holds four names (model, version, id, namespace): an 8,000-character key or id failed there (503)
+ * and passed on SQLite. Both refuse alike, before any other work.
+ */
+const MAX_NAME_BYTES = 256;
+
+/** BAD_REQUEST naming the first of `names` (field → value) that is longer than MAX_NAME_BYTES. */
+export function requireFittingNames(names: Record<string, string>): void {
+  for (const [field, value] of Object.entries(names)) {
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes > MAX_NAME_BYTES) {
+      const reason = `may hold at most ${MAX_NAME_BYTES} bytes of UTF-8 (${MAX_NAME_BYTES} ASCII characters); it holds ${bytes}`;
+      throw new DomainError('BAD_REQUEST', `${field} is too long: it ${reason}`, { field, reason, max_bytes: MAX_NAME_BYTES });
+    }
+  }
 }
 
 /** 2^63: a whole number from -2^63 up to here fits SQLite's 64-bit integers. */

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../../kernel/errors.js';
+import { DomainError } from '../errors.js';
 import type { JsonValue } from './canonical-json.js';
 import { unstorable } from './storable-json.js';
 

@@ -1,0 +1,104 @@
+import { Haproxy } from '../test/support/haproxy.js';
+import { miniModelHost } from '../test/support/mini-model.js';
+import { ReplicaSet, replicaLoad } from '../test/support/replica-set.js';
+import { call } from '../test/support/system.js';
+import { createDatabase, onDatabase, postgresReachable } from '../test/store/support.js';
+import { type Figure, percentile } from './figures.js';
+
+/**
+ * Issue "Past one process": three replicas of the built server (one process each, WORKERS=1) on
+ * one PostgreSQL database behind Debian's HAProxy, as test/scale/replicas.test.ts runs them.
+ * - `scale.refresh_propagation.ms`: from `POST /admin/registry/refresh` on one replica until all
+ *   three report the new catalog revision in `/admin/status`, the worst of five rounds (each on
+ *   the next replica, the catalog relabelled each time).
+ * - `scale.rolling_restart.failed_requests`: requests through HAProxy that did not get a 2xx while
+ *   each replica in turn is restarted (SIGTERM, drain, start) under a steady load.
+ */
+const ROUNDS = 5;
+const STATUS_POLL_MS = 10;
+
+export async function benchScale(): Promise<Figure[]> {
+  if (!Haproxy.available() || !(await postgresReachable())) {
+    console.warn('scale bench skipped: it needs haproxy and PostgreSQL');
+    return [];
+  }
+  const mini = await miniModelHost();
+  const database = await createDatabase('postgresql');
+  let replicas: ReplicaSet | undefined;
+  let lb: Haproxy | undefined;
+  try {
+    replicas = await ReplicaSet.start(3, {
+      AUTH_MODE: 'none',
+      AUTH_ALLOW_INSECURE_NONE: 'true',
+      NODE_ENV: 'production',
+      ...mini.env,
+      DATABASE_URL: database.url,
+      SHUTDOWN_DRAIN_DELAY_MS: '1000',
+      REGISTRY_CATALOG_POLL_SECS: '0',
+      DATABASE_POOL_SIZE: '4',
+    });
+    lb = await Haproxy.start(replicas.frontends);
+    for (const server of ['r1', 'r2', 'r3']) await lb.untilState(server, 'UP');
+    return [await refreshPropagation(mini, replicas)];
+  } finally {
+    await lb?.stop();
+    await replicas?.stop();
+    await database.drop();
+    await mini.host.stop();
+  }
+}
+
+async function refreshPropagation(mini: Awaited<ReturnType<typeof miniModelHost>>, replicas: ReplicaSet): Promise<Figure> {
+  const revision = async (i: number) => (await call(replicas.url(i, 'core'), 'GET', '/admin/status')).json.registry.catalog_revision as string;
+  const samples: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const on = round % 3;
+    mini.host.serve('/catalog.json', JSON.stringify([{ ...(mini.catalog[0] as object), label: `Mini, round ${round}` }]));
+    const started = performance.now();
+    const refresh = await call(replicas.url(on, 'core'), 'POST', '/admin/registry/refresh');
+    if (refresh.status !== 200) throw new Error(`refresh answered ${refresh.status}: ${refresh.text}`);
+    const posted = performance.now() - started;
+    const target = await revision(on);
+    while (!(await Promise.all([0, 1, 2].map(revision))).every((r) => r === target)) await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+    samples.push(performance.now() - started);
+    console.error(`round ${round}: POST ${Math.round(posted)} ms, all ${Math.round(performance.now() - started)} ms`);
+  }
+  return {
+    id: 'scale.refresh_propagation.ms',
+    value: Math.round(Math.max(...samples)),
+    unit: 'ms',
+    target: 2000,
+    better: 'lower',
+    note: `POST /admin/registry/refresh on one of three replicas (PostgreSQL LISTEN/NOTIFY) until all three report its catalog_revision, polled every ${STATUS_POLL_MS} ms; worst of ${ROUNDS} rounds (median ${Math.round(percentile(samples, 50))} ms), mini model over HTTP`,
+  };
+}
+
+async function rollingRestart(replicas: ReplicaSet, lb: Haproxy, databaseUrl: string): Promise<Figure> {
+  const load = replicaLoad(lb, 'bench-rolling');
+  await until(() => load.accepted().length >= 20);
+  for (const replica of [0, 1, 2]) {
+    const exit = await replicas.restartGracefully(replica, lb);
+    if (exit.code !== 0) throw new Error(`replica ${replica + 1} exited with ${JSON.stringify(exit)}`);
+    const before = load.accepted().length;
+    await until(() => load.accepted().length >= before + 20);
+  }
+  await load.stop();
+  const accepted = load.accepted();
+  const [{ rows, ids }] = (await onDatabase('postgresql', databaseUrl, 'SELECT count(*)::int AS rows, count(DISTINCT id)::int AS ids FROM records')) as Array<{ rows: number; ids: number }>;
+  return {
+    id: 'scale.rolling_restart.failed_requests',
+    value: load.failed().length,
+    unit: 'requests',
+    target: 0,
+    better: 'lower',
+    note: `three replicas behind HAProxy (checks /admin/ready every 200 ms), each restarted in turn (SIGTERM, SHUTDOWN_DRAIN_DELAY_MS=1000, exit, start) under a steady load of :create, GET /records/{id} and GET /models: ${load.outcomes.length} requests, ${accepted.length} creates accepted, ${rows} rows stored (${ids} distinct ids)`,
+  };
+}
+
+async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,157 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { SystemConfig } from './config.js';
+
+/**
+ * `WORKERS` > 1 (docs/DEPLOYMENT.md): the primary forks that many workers with node:cluster, each
+ * running this process's role whole on the same ports. The primary holds the listening sockets and
+ * hands each new connection to the next worker in turn; it does no request work. It replaces a
+ * worker that dies, and on SIGTERM or SIGINT lets every worker drain, then exits.
+ *
+ * Ports: a worker asks the primary for each listening socket by address, port and the rank of the
+ * listen call, and every worker listens in the same order, so the workers' port-0 listeners (tests)
+ * share one port each; a replacement gets the same ones while another worker still holds them.
+ */
+
+/** What a worker tells the primary over the IPC channel. */
+type Report = { cerise: 'listening'; ports: Record<string, number> } | { cerise: 'others-drained' };
+const DRAIN_CORE = { cerise: 'drain-core' };
+
+const RESTART_BASE_MS = 100;
+const RESTART_MAX_MS = 10_000;
+const RESTART_WINDOW_MS = 60_000;
+
+/** The primary: forks the workers and supervises them until they have all stopped. */
+export function superviseWorkers(config: SystemConfig, logger: Logger): void {
+  new Supervisor(config, logger).start();
+}
+
+class Supervisor {
+  private readonly live = new Map<number, Worker>();
+  private readonly listening = new Set<number>();
+  private readonly othersDrained = new Set<number>();
+  private readonly restarts = new Set<NodeJS.Timeout>();
+  private readonly deaths: number[] = [];
+  private started = false;
+  private stopping = false;
+  private clean = true;
+
+  constructor(
+    private readonly config: SystemConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => this.stop(signal));
+    cluster.on('exit', (worker, code, signal) => this.exited(worker, code, signal));
+    for (let n = 0; n < this.config.workers; n++) this.fork();
+  }
+
+  private fork(): void {
+    const worker = cluster.fork();
+    this.live.set(worker.id, worker);
+    worker.on('message', (message: Report) => {
+      if (message?.cerise === 'listening') this.listened(worker, message.ports);
+      if (message?.cerise === 'others-drained') {
+        this.othersDrained.add(worker.id);
+        this.releaseCore();
+      }
+    });
+  }
+
+  /** `started` (the line tests and operators wait for) once every first worker listens. */
+  private listened(worker: Worker, ports: Record<string, number>): void {
+    this.listening.add(worker.id);
+    if (this.started) {
+      this.logger.info({ workerPid: worker.process.pid }, 'worker replaced');
+    } else if (this.listening.size === this.config.workers) {
+      this.started = true;
+      const pids = [...this.live.values()].map((w) => w.process.pid);
+      this.logger.info({ ports, role: this.config.process.role, workers: pids }, 'started');
+    }
+  }
+
+  private exited(worker: Worker, code: number | null, signal: string | null): void {
+    this.live.delete(worker.id);
+    this.listening.delete(worker.id);
+    this.othersDrained.delete(worker.id);
+    const workerPid = worker.process.pid;
+    if (this.stopping) {
+      this.clean &&= code === 0;
+      this.releaseCore();
+      return this.exitOnceAllStopped();
+    }
+    if (!this.started) {
+      // Like a single process that cannot start (its reason is on stderr); the other workers end
+      // with the primary (cluster ends a worker whose primary is gone).
+      this.logger.error({ workerPid, code, signal }, 'a worker failed to start');
+      process.exit(1);
+    }
+    const delayMs = this.restartDelay();
+    this.logger.error({ workerPid, code, signal, restartInMs: delayMs }, 'worker died; starting another');
+    const timer = setTimeout(() => {
+      this.restarts.delete(timer);
+      this.fork();
+    }, delayMs);
+    this.restarts.add(timer);
+  }
+
+  /** Doubles with each death within a minute: a worker that dies on every start is not forked in a tight loop. */
+  private restartDelay(): number {
+    const now = Date.now();
+    this.deaths.push(now);
+    while (this.deaths[0]! < now - RESTART_WINDOW_MS) this.deaths.shift();
+    return Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** (this.deaths.length - 1));
+  }
+
+  /** Every worker drains as a single process would; a repeated signal changes nothing. */
+  private stop(signal: NodeJS.Signals): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const timer of this.restarts) clearTimeout(timer);
+    this.logger.info({ signal, workers: this.live.size }, 'stopping');
+    for (const worker of this.live.values()) worker.process.kill(signal);
+    this.exitOnceAllStopped();
+  }
+
+  /**
+   * The core facades stop accepting once every worker has drained its other listeners: a
+   * computation in flight validates through the core, and the primary may hand that call to any
+   * worker. Sent again when a worker exits; a worker heeds the first.
+   */
+  private releaseCore(): void {
+    if (![...this.live.keys()].every((id) => this.othersDrained.has(id))) return;
+    for (const worker of this.live.values()) if (worker.isConnected()) worker.send(DRAIN_CORE, () => undefined);
+  }
+
+  private exitOnceAllStopped(): void {
+    if (this.live.size > 0) return;
+    this.logger.info({ clean: this.clean }, 'stopped');
+    process.exit(this.clean ? 0 : 1);
+  }
+}
+
+/** In a worker: tells the primary it listens, and on which ports. */
+export function reportListening(ports: Record<string, number>): void {
+  process.send!({ cerise: 'listening', ports } satisfies Report);
+}
+
+/**
+ * In a worker, between the drain of its other listeners and its core facade's: resolves once the
+ * primary says every worker got there (or at `deadline`, epoch milliseconds).
+ */
+export function othersDrained(deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      resolve();
+    };
+    const onMessage = (message: typeof DRAIN_CORE) => {
+      if (message?.cerise === DRAIN_CORE.cerise) done();
+    };
+    const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+    process.on('message', onMessage);
+    process.send!({ cerise: 'others-drained' } satisfies Report);
+  });
+}

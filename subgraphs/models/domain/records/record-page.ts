@@ -1,0 +1,49 @@
+import { DomainError } from '../../../../kernel/errors.js';
+import type { StoredRecord } from './record-store.js';
+
+/** Which page of a list: `first` after a cursor, or `last` before one (Relay's connection arguments). */
+export interface PageRequest {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+/** A page of records in order, each with its cursor (keysOnly: no records, the first and last cursors: RecordStore.pageRecords). */
+export interface RecordPage {
+  records: StoredRecord[];
+  cursors: string[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+export const PAGE_SIZE = { default: 100, max: 1000 };
+
+/**
+ * A page as the store reads it: `size` records after the `after` cursor (forwards) or before the
+ * `before` cursor (backwards, still answered in order). The cursors are the store's own, opaque here.
+ */
+export interface StorePage {
+  size: number;
+  backwards: boolean;
+  after: string | null;
+  before: string | null;
+  keysOnly: boolean;
+}
+
+/**
+ * The page asked for, checked: `first` or `last`, not both, at most PAGE_SIZE.max records unless
+ * only their cursors are read (a REST offset, which may be any size).
+ */
+export function readPage(request: PageRequest, keysOnly: boolean): StorePage {
+  if (request.first != null && request.last != null) throw invalidPage('give first or last, not both');
+  const backwards = request.last != null || (request.before != null && request.first == null);
+  const size = (backwards ? request.last : request.first) ?? PAGE_SIZE.default;
+  const max = keysOnly ? Number.MAX_SAFE_INTEGER : PAGE_SIZE.max;
+  if (!Number.isInteger(size) || size < 0 || size > max) throw invalidPage(`${backwards ? 'last' : 'first'} must be an integer from 0 to ${PAGE_SIZE.max}`);
+  return { size, backwards, after: request.after ?? null, before: request.before ?? null, keysOnly };
+}
+
+export function invalidPage(reason: string): DomainError {
+  return new DomainError('BAD_REQUEST', `invalid page: ${reason}`, { at: 'page', reason });
+}

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { DomainError } from '../../../kernel/errors.js';
+import type { SortKey } from '../../../kernel/records/record-filter.js';
+import { unstorable } from '../../../kernel/records/storable-json.js';
+
+/**
+ * The cursor of a keyset page (query-translator.ts, translatePage): the values of every ORDER BY
+ * key of its row, so that the next page starts right after that row whatever was inserted or
+ * deleted since. Opaque to clients: base64url of the JSON array `[fingerprint, value…]`, the
+ * fingerprint naming the order it belongs to. A cursor of another order (or a forged one) is
+ * 400 BAD_REQUEST, never an SQL error or a page of the wrong records.
+ */
+
+/** What an ORDER BY key's value is: how a cursor holds it and a statement binds it again. */
+export type KeyKind = 'text' | 'instant' | 'double' | 'integer' | 'boolean';
+
+/** A key of an order as a cursor sees it. */
+export interface KeyShape {
+  kind: KeyKind;
+  /** Whether the key can be NULL (a payload sort key of another JSON type). */
+  nullable: boolean;
+}
+
+/** An order: its keys, and a fingerprint of the sort and those keys. */
+export interface OrderShape {
+  fingerprint: string;
+  keys: KeyShape[];
+}
+
+/** A key's value in a cursor: instants as ISO 8601 UTC with milliseconds. */
+export type KeyValue = string | number | boolean | null;
+
+/** Where a cursor was given, as the error details name it. */
+export type CursorArgument = 'after' | 'before';
+
+/**
+ * The fingerprint covers the sort as written and the keys it became (a range on the sorted number
+ * field orders by the number alone: one key instead of five), so a cursor decodes only where its
+ * values mean the same keys.
+ */
+export function orderShape(sort: SortKey[], keys: Array<KeyShape & { direction: string }>): OrderShape {
+  const described = JSON.stringify([sort, keys.map(({ kind, nullable, direction }) => [kind, nullable, direction])]);
+  return { fingerprint: createHash('sha256').update(described).digest('base64url').slice(0, 12), keys: keys.map(({ kind, nullable }) => ({ kind, nullable })) };
+}
+
+/** The cursor of a row whose keys the database returned as `values` (drivers differ: see keyValue). */
+export function encodeCursor(order: OrderShape, values: unknown[]): string {
+  const keys = order.keys.map((key, index) => keyValue(key.kind, values[index]));
+  return Buffer.from(JSON.stringify([order.fingerprint, ...keys])).toString('base64url');
+}
+
+/** The key values a cursor holds, checked against `order`; else 400 naming the argument. */
+export function decodeCursor(cursor: string, at: CursorArgument, order: OrderShape): KeyValue[] {
+  const refuse = (reason: string): never => {
+    throw new DomainError('BAD_REQUEST', `invalid cursor: ${at}: ${reason}`, { at, reason });
+  };
+  const decoded = parsed(cursor) ?? refuse('not a cursor of this service');
+  const [fingerprint, ...values] = decoded;
+  if (fingerprint !== order.fingerprint) refuse('the cursor belongs to another order (orderBy) of the records');
+  if (values.length !== order.keys.length) refuse('not a cursor of this service');
+  values.forEach((value, index) => {
+    const problem = valueProblem(order.keys[index]!, value);
+    if (problem !== null) refuse(problem);
+  });
+  return values as KeyValue[];
+}
+
+/** The JSON array a cursor encodes, or null. */
+function parsed(cursor: string): unknown[] | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(cursor)) return null;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Why `value` cannot be a value of `key`, or null when it can. */
+function valueProblem(key: KeyShape, value: unknown): string | null {
+  if (value === null) return key.nullable ? null : 'a key value is missing';
+  switch (key.kind) {
+    case 'text':
+      // What the stores could not hold would fail in SQL on PostgreSQL only (storable-json.ts).
+      return typeof value === 'string' && unstorable(value) === null ? null : 'a text key is not a storable string';
+    case 'instant':
+      return isInstant(value) ? null : 'a timestamp key is not an ISO 8601 instant';
+    case 'double':
+      return typeof value === 'number' && Number.isFinite(value) ? null : 'a number key is not a finite number';
+    case 'integer':
+      return Number.isSafeInteger(value) ? null : 'a rank key is not an integer';
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'a boolean key is not a boolean';
+  }
+}
+
+/** An instant as encodeCursor writes one, of the years 0001 to 9999 (which both backends read). */
+function isInstant(value: unknown): boolean {
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value) || value.startsWith('0000')) return false;
+  const time = Date.parse(value);
+  return !Number.isNaN(time) && new Date(time).toISOString() === value;
+}
+
+/**
+ * A key's value as the database returned it, in the cursor's form: node-postgres returns
+ * timestamptz as a Date, SQLite an instant as epoch milliseconds (or a Date, through Prisma) and a
+ * boolean as 0 or 1, and an integer may come as a bigint.
+ */
+function keyValue(kind: KeyKind, value: unknown): KeyValue {
+  if (value === null || value === undefined) return null;
+  switch (kind) {
+    case 'instant':
+      return new Date(value instanceof Date || typeof value === 'string' ? value : Number(value)).toISOString();
+    case 'integer':
+    case 'double':
+      return Number(value);
+    case 'boolean':
+      return Boolean(Number(value));
+    case 'text':
+      return String(value);
+  }
+}

@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { localProfileEnv } from '../indicators/local-profile.js';
+import { stopAtScopeEnd } from '../support/cleanup.js';
+import { eventually } from '../support/load-loop.js';
+import { spawnServer } from '../support/server-process.js';
+import { NO_AUTH, call } from '../support/system.js';
+
+/**
+ * SHUTDOWN_DRAIN_DELAY_MS: a process told to stop first says so on the probes a load balancer
+ * checks (503) while it goes on serving everything else for the delay, each answer saying
+ * `Connection: close`; only then does it drain and exit, still with 0.
+ */
+const STOPPING = { status: 'not_ready', reasons: ['the process is stopping'] };
+
+test('after SIGTERM the probes answer 503 and everything else is still served, then the process exits 0', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cerise-drain-delay-'));
+  stopAtScopeEnd(() => rmSync(dir, { recursive: true, force: true }));
+  // Long enough for the requests below on any machine; the exit waits for it.
+  const server = await spawnServer({ ...NO_AUTH, ...localProfileEnv(), DATABASE_URL: `file:${path.join(dir, 'records.db')}`, SHUTDOWN_DRAIN_DELAY_MS: '5000' });
+  expect((await call(server.url('core'), 'GET', '/admin/ready')).status).toBe(200);
+
+  server.signal('SIGTERM');
+  expect(await eventually(async () => (await call(server.url('core'), 'GET', '/admin/ready')).status === 503)).toBe(true);
+  const probes = await Promise.all([
+    call(server.url('core'), 'GET', '/admin/ready'),
+    call(server.url('records'), 'GET', '/ready'),
+    call(server.url('gateway'), 'GET', '/health'),
+  ]);
+  expect(probes.map((answer) => [answer.status, answer.json])).toEqual([
+    [503, STOPPING],
+    [503, STOPPING],
+    [503, STOPPING],
+  ]);
+  const models = await call(server.url('core'), 'GET', '/models');
+  expect(models.status).toBe(200);
+  expect(models.headers.get('connection')).toBe('close');
+  expect((await call(server.url('core'), 'GET', '/admin/health')).status).toBe(200);
+
+  expect(await server.exited).toEqual({ code: 0, signal: null });
+});

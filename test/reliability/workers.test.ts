@@ -1,0 +1,224 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { localProfileEnv, sampleRequest } from '../indicators/local-profile.js';
+import { type ServerProcess, partialRequest, spawnServer, tryConnect } from '../support/server-process.js';
+import { type Answer, NO_AUTH } from '../support/system.js';
+import { eventually, loadLoop } from '../support/load-loop.js';
+import { stopAtScopeEnd } from '../support/cleanup.js';
+import { type Backend, backendsUnderTest, createDatabase, onDatabase } from '../store/support.js';
+
+/**
+ * Issue "Past one process", WORKERS: the built server with two workers (node:cluster) on one
+ * database, as `npm run serve` runs it. Both workers answer on the same ports, the database decides
+ * between them (idempotency, grants), a worker that dies is replaced, and SIGTERM drains both.
+ *
+ * A request goes to one worker or the other as the primary hands out connections; each request here
+ * opens its own connection (`fresh`) so that they spread. Which worker answered is read from
+ * `/admin/metrics`, whose counts are each worker's own: a worker that counts fewer requests than
+ * were sent proves that the other answered the rest.
+ */
+const backends = await backendsUnderTest();
+const MODEL = '/models/re-indicators-specification/versions/0.0.4';
+const sample = sampleRequest();
+const assessment = (id: string) => ({ payload: { ...sample.payload, id } });
+const WRITER = { 'x-auth-subject': 'alice', 'x-auth-scopes': 'records:read records:write' };
+const READER = { 'x-auth-subject': 'bob', 'x-auth-scopes': 'records:read' };
+
+/** One request on a connection of its own, closed after the answer. */
+function fresh(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+  return new Promise((resolve, reject) => {
+    const headers = { ...options.headers, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) };
+    const req = httpRequest(`${base}${path}`, { method, agent: false, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: response.statusCode ?? 0, headers: new Headers(response.headers as Record<string, string>), text, json: parseJson(text) });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function parseJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The primary's children, as the operating system sees them. */
+function workerPids(server: ServerProcess): number[] {
+  try {
+    return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'pid='], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // ps exits 1 when there is none
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** How many requests of a door and method the answering worker's `/admin/metrics` has counted (route optional). */
+async function counted(server: ServerProcess, facade: string, method: string, route?: string): Promise<number> {
+  const metrics = await fresh(server.url('core'), 'GET', '/admin/metrics', { headers: WRITER });
+  expect(metrics.status).toBe(200);
+  return metrics.text
+    .split('\n')
+    .filter((line) => line.startsWith('http_request_duration_seconds_count{'))
+    .filter((line) => line.includes(`facade="${facade}"`) && line.includes(`method="${method}"`) && (route === undefined || line.includes(`route="${route}"`)))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+/** Whether some worker's metrics show that it answered some of `total` requests, but not all. */
+async function splitBetweenWorkers(server: ServerProcess, facade: string, method: string, total: number, route?: string): Promise<boolean> {
+  return eventually(async () => {
+    const count = await counted(server, facade, method, route);
+    return count > 0 && count < total;
+  });
+}
+
+/** Every line of the server's output that is pino JSON with this message. */
+function logged(server: ServerProcess, msg: string): Array<Record<string, any>> {
+  return server
+    .output()
+    .split('\n')
+    .map(parseJson)
+    .filter((entry) => entry?.msg === msg);
+}
+
+describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
+  let databaseUrl: string;
+  beforeAll(async () => {
+    const database = await createDatabase(backend);
+    databaseUrl = database.url;
+    // Dropped after the servers of this block have stopped (scopes stop newest first).
+    stopAtScopeEnd(() => database.drop());
+  });
+  const storedIds = async (ids: string[]) =>
+    (await onDatabase(backend, databaseUrl, `SELECT id FROM records WHERE id IN (${ids.map((id) => `'${id}'`).join(', ')})`)).map((row) => row.id as string);
+
+  describe('one server', () => {
+    let server: ServerProcess;
+    beforeAll(async () => {
+      server = await spawnServer({ ...localProfileEnv(), AUTH_MODE: 'forward_auth', METRICS_ENABLED: 'true', DATABASE_URL: databaseUrl, WORKERS: '2' });
+    });
+
+    test('two worker processes, both answering on the same ports', async () => {
+      const [started] = logged(server, 'started');
+      expect(started!.workers).toHaveLength(2);
+      expect(workerPids(server).sort()).toEqual([...started!.workers].sort());
+      const answers = await Promise.all(Array.from({ length: 20 }, () => fresh(server.url('core'), 'GET', '/models', { headers: WRITER })));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+      expect(await splitBetweenWorkers(server, 'core', 'GET', 20, '/models')).toBe(true);
+    });
+
+    test('50 concurrent identical :create through both workers store one record, no 5xx', async () => {
+      const id = `same-${randomUUID()}`;
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => fresh(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(id), headers: { ...WRITER, 'idempotency-key': id } })),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
+      const created = answers.filter((answer) => answer.status === 200);
+      expect(new Set(created.map((answer) => answer.json.id))).toEqual(new Set([id]));
+      expect(created.filter((answer) => answer.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+      expect(await storedIds([id])).toEqual([id]);
+      expect(await splitBetweenWorkers(server, 'core', 'POST', 50)).toBe(true);
+    });
+
+    test('a grant made through one worker is seen by the other', async () => {
+      const id = `granted-${randomUUID()}`;
+      expect((await fresh(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(id), headers: { ...WRITER, 'idempotency-key': id } })).status).toBe(200);
+      const listed = async () => (await fresh(server.url('records'), 'POST', '/records/query', { body: { filter: { where: [{ field: 'id', op: 'eq', value: id }] } }, headers: READER })).json.records;
+      expect(await listed()).toEqual([]);
+
+      const grant = 'mutation ($input: RecordReadGrantInput!) { grantRecordRead(input: $input) { granted } }';
+      const granted = await fresh(server.url('gateway'), 'POST', '/graphql', { body: { query: grant, variables: { input: { recordId: id, subject: 'bob' } } }, headers: WRITER });
+      expect(granted.json).toEqual({ data: { grantRecordRead: { granted: true } } });
+      const reads = await Promise.all(Array.from({ length: 10 }, () => fresh(server.url('records'), 'GET', `/records/${id}`, { headers: READER })));
+      expect(reads.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+      expect(await listed()).toEqual([expect.objectContaining({ id })]);
+      // A worker that answered reads (all of them 200, and the only GETs of the records facade) and
+      // ran no GraphQL request: not the one that granted.
+      const otherWorkerRead = await eventually(async () => (await counted(server, 'graphql', 'POST')) === 0 && (await counted(server, 'records', 'GET')) > 0);
+      expect(otherWorkerRead).toBe(true);
+    });
+
+    // Last in this block: it replaces a worker.
+    test('a worker killed with SIGKILL is replaced, and the service keeps answering', async () => {
+      const [victim, survivor] = workerPids(server);
+      process.kill(victim!, 'SIGKILL');
+      expect(await eventually(() => logged(server, 'worker died; starting another').length === 1)).toBe(true);
+      const meanwhile = await Promise.all(Array.from({ length: 10 }, () => fresh(server.url('core'), 'GET', '/admin/health')));
+      expect(meanwhile.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+
+      expect(await eventually(() => logged(server, 'worker replaced').length === 1)).toBe(true);
+      const [replaced] = logged(server, 'worker replaced');
+      expect(workerPids(server).sort()).toEqual([survivor!, replaced!.workerPid].sort());
+      const after = await Promise.all(Array.from({ length: 20 }, () => fresh(server.url('core'), 'GET', '/models', { headers: WRITER })));
+      expect(after.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    });
+  });
+
+  test('SIGTERM under load: every worker drains, no accepted request fails, the primary exits 0', async () => {
+    const server = await spawnServer({ ...NO_AUTH, ...localProfileEnv(), DATABASE_URL: databaseUrl, WORKERS: '2', SHUTDOWN_GRACE_MS: '15000' });
+    const workers = workerPids(server);
+    // Opened one after another, each pair lands on both workers (the primary hands connections out in turn).
+    const inFlight = [];
+    for (const n of [1, 2]) {
+      const key = `in-flight-${n}-${randomUUID()}`;
+      for (const request of [
+        partialRequest(server.url('core'), 'POST', `${MODEL}:create`, assessment(key), { 'idempotency-key': key }),
+        partialRequest(server.url('indicators'), 'POST', '/compute', sample),
+        partialRequest(server.url('gateway'), 'POST', '/graphql', { query: '{ modelVersions { model version } }' }),
+      ]) {
+        await request.sent;
+        inFlight.push({ key, request });
+      }
+    }
+    const outcomes: Array<{ key: string; status: number | 'no answer' }> = [];
+    const load = loadLoop(async (n, lane) => {
+      const key = `load-${lane}-${n}-${randomUUID()}`;
+      const status = await fresh(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(key), headers: { 'idempotency-key': key } }).then(
+        (answer) => answer.status,
+        () => 'no answer' as const,
+      );
+      outcomes.push({ key, status });
+    }, 4);
+    await eventually(() => outcomes.filter((o) => o.status === 200).length > 10);
+
+    server.signal('SIGTERM');
+    for (const listener of ['gateway', 'indicators', 'impact', 'records']) {
+      const refused = await eventually(async () => (await tryConnect(server.ports[listener]!)) === 'ECONNREFUSED');
+      expect({ listener, refused }).toEqual({ listener, refused: true });
+    }
+    const answers = await Promise.all(inFlight.map(({ request }) => request.finish()));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+    // The computations validated through a core after the signal: every core waited for them.
+    expect(answers.filter((_, n) => n % 3 === 1).map((answer) => answer.json.validation.status)).toEqual(['validated_by_core', 'validated_by_core']);
+
+    const exit = await server.exited;
+    expect({ ...exit, output: exit.code === 0 ? '' : server.output() }).toEqual({ code: 0, signal: null, output: '' });
+    await load.stop();
+    expect(workers.filter(alive)).toEqual([]);
+    expect(logged(server, 'stopping').map((entry) => entry.pid).sort()).toEqual([server.pid, ...workers].sort());
+
+    const answered = outcomes.filter((o) => o.status !== 'no answer');
+    expect(new Set(answered.map((o) => o.status))).toEqual(new Set([200]));
+    const created = [...answered.map((o) => o.key), ...inFlight.filter((_, n) => n % 3 === 0).map(({ key }) => key)];
+    const stored = await storedIds(created);
+    expect(stored).toEqual(expect.arrayContaining(created));
+  });
+});
