@@ -78,13 +78,24 @@ export function computeRequest(): unknown {
 
 /**
  * Serves the published `calculation.json` as `/<version>/calculation.json` for any version; the
- * environment points the indicator service at it (`ARTIFACT_BASE_URL_TEMPLATE`).
+ * environment points the indicator service at it (`ARTIFACT_BASE_URL_TEMPLATE`). For a version
+ * other than 0.0.4 it is the same document with its `model_version` set to that version (the
+ * indicator service refuses an artifact of another version): the gateway bench's stand-in versions
+ * (`benchVersions`) have 0.0.4's questionnaire.
  */
 export async function calculationArtifactHost(): Promise<{ server: Server; env: Record<string, string>; close(): void }> {
   const calculation = readFileSync(path.join(PUBLISHED_0_0_4, 'calculation.json'));
+  const perVersion = new Map<string, Buffer>([['0.0.4', calculation]]);
   const server = createServer((req, res) => {
-    if (!req.url?.endsWith('/calculation.json')) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(calculation);
+    const version = /^\/([^/]+)\/calculation\.json$/.exec(req.url ?? '')?.[1];
+    if (version === undefined) return res.writeHead(404).end();
+    const name = decodeURIComponent(version);
+    let body = perVersion.get(name);
+    if (body === undefined) {
+      body = Buffer.from(JSON.stringify({ ...(JSON.parse(calculation.toString('utf8')) as object), model_version: name }));
+      perVersion.set(name, body);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

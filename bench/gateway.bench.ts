@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,32 @@ import { LOCAL_BENCH_ENV, calculationArtifactHost, publishedCatalogEntry, shared
 const ROUNDS = 3;
 const SECONDS = 5;
 const RECORDS = 10;
+/** Distinct variable sets of the varied load: more than the 20 connections, so that the requests in flight never repeat one. */
+const VARIED_SETS = 100;
+const MODEL = 're-indicators-specification';
+/**
+ * What our distributed gateway and its subgraphs share; Hive Gateway sends it too, so that the
+ * subgraphs treat every gateway's fetches alike (bench/peers/hive-gateway.ts).
+ */
+const GATEWAY_SUBGRAPH_SECRET = 'bench-gateway-subgraph-secret';
+
+/**
+ * The varied load's model versions: stand-ins for 0.0.4, each a catalog entry without artifacts
+ * (nothing to compile: its validators pass everything), the questionnaire of 0.0.4 served for it by
+ * `calculationArtifactHost`, and RECORDS records of its own. A request for one of them does the
+ * same work as one for 0.0.4, with subgraph fetches of its own (modelVersion and records, the
+ * questionnaire's entity fetch): different variables make different subgraph queries.
+ */
+export const VARIED_VERSIONS: readonly string[] = Array.from({ length: VARIED_SETS }, (_, i) => `0.0.4-bench.${i + 1}`);
+
+/** The gateway bench's catalog: the published 0.0.4 and the varied load's stand-in versions. */
+export function benchCatalog(): unknown[] {
+  return [publishedCatalogEntry('Assessment'), ...VARIED_VERSIONS.map((version) => ({ model: MODEL, version }))];
+}
+
+/** PASSPORT_QUERY's variables: one set (the identical load) or one per stand-in version (the varied load). */
+export const IDENTICAL_VARIABLES = { model: MODEL, version: '0.0.4' };
+export const VARIED_VARIABLES: ReadonlyArray<Record<string, unknown>> = VARIED_VERSIONS.map((version) => ({ model: MODEL, version }));
 
 /** One query over the three subgraphs: a model version, its questionnaire (indicators, an entity fetch), impact, records. */
 export const PASSPORT_QUERY = `query Passport($model: String!, $version: String!) {
@@ -25,17 +51,30 @@ export const PASSPORT_QUERY = `query Passport($model: String!, $version: String!
   ) { nodes { id model version payload } }
 }`;
 
-type Gateways = 'inprocess' | 'inprocess_apollo' | 'distributed' | 'hive' | 'hive_nodedup';
+/** Every gateway under the identical load; the `_varied` sides run the varied load in the same alternation. */
+type Gateways = 'inprocess' | 'inprocess_apollo' | 'distributed' | 'hive' | 'hive_nodedup' | 'hive_rust';
+type VariedSides = 'inprocess_varied' | 'distributed_varied' | 'hive_varied' | 'hive_rust_varied';
+type Sides = Gateways | VariedSides;
+const VARIED: Record<VariedSides, Gateways> = { inprocess_varied: 'inprocess', distributed_varied: 'distributed', hive_varied: 'hive', hive_rust_varied: 'hive_rust' };
 
 /**
- * Our gateway against a peer on the same query and the same subgraph processes:
+ * Our gateway against peers on the same query and the same subgraph processes:
  *   (a) `inprocess`: one `PROCESS_ROLE=all` process, the subgraphs in-process behind our gateway;
  *   (b) `distributed`: three `PROCESS_ROLE=subgraph` processes and a `PROCESS_ROLE=gateway` process;
  *   (c) `hive`: Hive Gateway (JavaScript planner) on the committed supergraph, the subgraph URLs of (b);
- *   `hive_nodedup`: the same with its sharing of identical in-flight subgraph queries turned off,
- *   like for like with (a), which executes every request (in-process there is no HTTP to share).
+ *   (d) `hive_rust`: the same Hive Gateway with `@graphql-hive/router-runtime` (Hive Router's Rust
+ *   query planner and executor), the fastest JavaScript gateway we know of;
+ *   `hive_nodedup`: (c) with its sharing of identical in-flight subgraph queries turned off,
+ *   like for like with (a) before our in-process sharing.
+ * One process per gateway (WORKERS=1 for ours, Hive's single process). Two loads in one
+ * alternation: identical requests (one variable set: every request in flight asks the subgraphs the
+ * same, and in-flight sharing answers many from one fetch) and varied requests (VARIED_SETS sets
+ * round-robin, the same list for every gateway, so that the requests in flight share nothing but
+ * the tiny `health { impact }` fetch). In-flight sharing is on for every gateway in both (ours, Hive's
+ * default `deduplicateInflightRequests`), `hive_nodedup` aside.
  * Every server is `node dist/server/main.js` (or bench/peers/hive-gateway.ts) in its own process,
- * AUTH_MODE=none everywhere; the load generator is a process too. Answers are checked equal first.
+ * AUTH_MODE=none everywhere; the load generator is a process too. Answers are checked equal first,
+ * for every variable set of both loads.
  */
 export async function benchGateway(): Promise<Figure[]> {
   if (!sharedDataPresent()) {
@@ -47,6 +86,11 @@ export async function benchGateway(): Promise<Figure[]> {
   const processes: ServerProcess[] = [];
   const start = async (name: string, env: Record<string, string>) => {
     const server = await startServerProcess(name, { ...commonEnv(workspace, name), ...artifacts.env, ...env });
+    processes.push(server);
+    return server;
+  };
+  const startHive = async (env: Record<string, string>) => {
+    const server = await startHiveGatewayProcess({ ...env, GATEWAY_PORT: '0', NODE_ENV: 'production', GATEWAY_SUBGRAPH_SECRET });
     processes.push(server);
     return server;
   };
@@ -62,40 +106,52 @@ export async function benchGateway(): Promise<Figure[]> {
     const inprocess = await start('gateway-inprocess', { PROCESS_ROLE: 'all' });
     // The same system with @apollo/gateway executing every request (GATEWAY_EXECUTOR=apollo).
     const inprocessApollo = await start('gateway-inprocess-apollo', { PROCESS_ROLE: 'all', GATEWAY_EXECUTOR: 'apollo' });
-    const hive = await startHiveGatewayProcess({ ...urls, GATEWAY_PORT: '0', NODE_ENV: 'production' });
-    processes.push(hive);
-    const hiveNodedup = await startHiveGatewayProcess({ ...urls, GATEWAY_PORT: '0', NODE_ENV: 'production', HIVE_DEDUPLICATE_INFLIGHT: 'false' });
-    processes.push(hiveNodedup);
+    const hive = await startHive(urls);
+    const hiveNodedup = await startHive({ ...urls, HIVE_DEDUPLICATE_INFLIGHT: 'false' });
+    const hiveRust = await startHive({ ...urls, HIVE_ROUTER_RUNTIME: 'true' });
 
-    // The same records in both stores: through the distributed system's and the in-process one's core facade.
-    await createRecords(`http://127.0.0.1:${distributed.ports.core}`);
-    await createRecords(`http://127.0.0.1:${inprocess.ports.core}`);
-    await createRecords(`http://127.0.0.1:${inprocessApollo.ports.core}`);
+    // The same records in every store: through the distributed system's and the in-process ones' core facades.
+    await Promise.all(
+      [distributed, inprocess, inprocessApollo].map(async (system) => {
+        for (const version of ['0.0.4', ...VARIED_VERSIONS]) await createRecords(`http://127.0.0.1:${system.ports.core}`, version);
+      }),
+    );
 
-    const request: LoadRequest = { method: 'POST', path: '/graphql', body: { query: PASSPORT_QUERY, variables: { model: 're-indicators-specification', version: '0.0.4' } } };
-    const targets: Record<Gateways, string> = {
-      inprocess: `http://127.0.0.1:${inprocess.ports.gateway}`,
-      inprocess_apollo: `http://127.0.0.1:${inprocessApollo.ports.gateway}`,
-      distributed: `http://127.0.0.1:${distributed.ports.gateway}`,
-      hive: `http://127.0.0.1:${hive.ports.gateway}`,
-      hive_nodedup: `http://127.0.0.1:${hiveNodedup.ports.gateway}`,
-    };
-    await sameAnswers(request, targets);
+    const request: LoadRequest = { method: 'POST', path: '/graphql', body: { query: PASSPORT_QUERY, variables: IDENTICAL_VARIABLES } };
+    const varied: LoadRequest = { ...request, variableSets: VARIED_VARIABLES };
+    const gateways: Record<Gateways, ServerProcess> = { inprocess, inprocess_apollo: inprocessApollo, distributed, hive, hive_nodedup: hiveNodedup, hive_rust: hiveRust };
+    const base = (server: ServerProcess) => `http://127.0.0.1:${server.ports.gateway}`;
+    const targets = Object.fromEntries([
+      ...Object.entries(gateways).map(([name, server]) => [name, base(server)]),
+      ...Object.entries(VARIED).map(([side, gateway]) => [side, base(gateways[gateway])]),
+    ]) as Record<Sides, string>;
+    for (const variables of [IDENTICAL_VARIABLES, ...VARIED_VARIABLES]) {
+      await sameAnswers(variables, variables === IDENTICAL_VARIABLES ? targets : pick(targets, Object.keys(VARIED) as VariedSides[]));
+    }
+    // The Rust planner is a native addon, loaded with the graph (at the first request): the process that must run it has it mapped, the other not.
+    if (!mapsRustPlanner(hiveRust.pid) || mapsRustPlanner(hive.pid)) throw new Error('gateway.hive_rust: the Rust query planner is not (only) in the router-runtime process');
     const loadBefore = os.loadavg()[0]!;
-    const cpuMs = { inprocess: () => inprocess.cpuMs(), inprocess_apollo: () => inprocessApollo.cpuMs(), distributed: () => distributed.cpuMs(), hive: () => hive.cpuMs(), hive_nodedup: () => hiveNodedup.cpuMs() };
-    const c = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS, cpuMs });
-    for (const [name, side] of Object.entries(c.sides) as Array<[Gateways, (typeof c.sides)[Gateways]]>) {
+    const cpuMs = Object.fromEntries(Object.keys(targets).map((side) => [side, () => gateways[(VARIED[side as VariedSides] ?? side) as Gateways].cpuMs()])) as Record<Sides, () => number>;
+    const requests = Object.fromEntries(Object.keys(VARIED).map((side) => [side, varied])) as Record<VariedSides, LoadRequest>;
+    const c = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS, cpuMs, requests });
+    for (const [name, side] of Object.entries(c.sides) as Array<[Sides, (typeof c.sides)[Sides]]>) {
       if (side.result.errors > 0 || side.result.non2xx > 0) throw new Error(`gateway.${name}: ${side.result.errors} errors, ${side.result.non2xx} non-2xx answers under load`);
     }
-    const { inprocess: a, inprocess_apollo: aa, distributed: b, hive: h, hive_nodedup: hn } = c.sides;
+    const s = c.sides;
+    const at = (name: Sides, what: string, cpu: string) =>
+      `${what} ${round(s[name].result.rps, 0)} req/s p50 ${s[name].result.p50} ms p99 ${s[name].result.p99} ms ${round(s[name].cpuMs, 2)} ms ${cpu} CPU/req`;
     const summary =
       `POST /graphql, query over the three subgraphs (modelVersion + indicatorSpecifications entity fetch, health.impact, ${RECORDS} records), ` +
-      `AUTH_MODE=none, NODE_ENV=production, 20 connections, median of ${c.rounds} alternating ${c.seconds} s rounds after warm-up; every server and the load generator in its own process on ${os.cpus().length} CPUs shared with the subgraph processes (1-min load average before the run ${round(loadBefore, 1)}); ` +
-      `in-process ${round(a.result.rps, 0)} req/s p50 ${a.result.p50} ms p99 ${a.result.p99} ms ${round(a.cpuMs, 2)} ms CPU/req (whole system), ` +
-      `in-process with GATEWAY_EXECUTOR=apollo ${round(aa.result.rps, 0)} req/s p50 ${aa.result.p50} ms p99 ${aa.result.p99} ms ${round(aa.cpuMs, 2)} ms CPU/req, ` +
-      `distributed ${round(b.result.rps, 0)} req/s p50 ${b.result.p50} ms p99 ${b.result.p99} ms ${round(b.cpuMs, 2)} ms gateway-process CPU/req, ` +
-      `Hive Gateway ${round(h.result.rps, 0)} req/s p50 ${h.result.p50} ms p99 ${h.result.p99} ms ${round(h.cpuMs, 2)} ms gateway-process CPU/req, ` +
-      `Hive Gateway without in-flight sharing ${round(hn.result.rps, 0)} req/s p50 ${hn.result.p50} ms p99 ${hn.result.p99} ms ${round(hn.cpuMs, 2)} ms gateway-process CPU/req`;
+      `AUTH_MODE=none, NODE_ENV=production, one process per gateway (ours WORKERS=1, Hive's single process), 20 connections, median of ${c.rounds} alternating ${c.seconds} s rounds after warm-up, ` +
+      `identical and varied loads in one alternation; in-flight sharing of identical subgraph queries ON for every gateway but hive_nodedup (ours: gateway/executor/inflight-sharing.ts; Hive: its default deduplicateInflightRequests, both runtimes); ` +
+      `identical load: one variable set (${MODEL} 0.0.4), so concurrent requests share subgraph fetches; varied load: ${VARIED_SETS} variable sets round-robin over all connections, the same list for every gateway ` +
+      `(${MODEL} 0.0.4-bench.1 to .${VARIED_SETS}: stand-ins with 0.0.4's questionnaire and ${RECORDS} records each, same work per request, no two requests in flight with the same subgraph queries but health.impact); ` +
+      `every server and the load generator in its own process on ${os.cpus().length} CPUs shared with the subgraph processes (1-min load average before the run ${round(loadBefore, 1)}); ` +
+      `identical: ${at('inprocess', 'in-process', 'whole-system')}, ${at('inprocess_apollo', 'in-process with GATEWAY_EXECUTOR=apollo', 'whole-system')}, ` +
+      `${at('distributed', 'distributed', 'gateway-process')}, ${at('hive', 'Hive Gateway', 'gateway-process')}, ${at('hive_nodedup', 'Hive Gateway without in-flight sharing', 'gateway-process')}, ` +
+      `${at('hive_rust', 'Hive Gateway + router-runtime', 'gateway-process')}; ` +
+      `varied: ${at('inprocess_varied', 'in-process', 'whole-system')}, ${at('distributed_varied', 'distributed', 'gateway-process')}, ${at('hive_varied', 'Hive Gateway', 'gateway-process')}, ` +
+      `${at('hive_rust_varied', 'Hive Gateway + router-runtime', 'gateway-process')}`;
     const figure = (id: string, value: number, unit: string, better: 'lower' | 'higher', what: string, target?: number): Figure => ({
       id,
       value,
@@ -104,24 +160,35 @@ export async function benchGateway(): Promise<Figure[]> {
       better,
       note: `${what}; ${summary}`,
     });
+    const rps = (a: Sides, b: Sides) => round(s[a].result.rps / s[b].result.rps, 2);
     const rss = (id: string, server: ServerProcess, what: string) =>
       figure(`memory.rss_mb.${id}`, server.rssMb(), 'MB', 'lower', `RSS of the ${what} process right after the gateway runs`);
     return [
-      figure('gateway.distributed_vs_hive.rps_ratio', round(b.result.rps / h.result.rps, 2), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway, throughput', 1.0),
-      figure('gateway.inprocess_vs_hive.rps_ratio', round(a.result.rps / h.result.rps, 2), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway, throughput', 2.0),
-      figure('gateway.inprocess_apollo_vs_planned.rps_ratio', round(aa.result.rps / a.result.rps, 2), 'x', 'higher', 'the in-process system with GATEWAY_EXECUTOR=apollo ÷ the default (planned), throughput'),
-      figure('gateway.inprocess_vs_hive_nodedup.rps_ratio', round(a.result.rps / hn.result.rps, 2), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway with in-flight sharing off (both execute every request), throughput'),
-      figure('gateway.distributed_vs_hive.p50_ratio', round(b.result.p50 / h.result.p50, 2), 'x', 'lower', 'our gateway over HTTP subgraphs ÷ Hive Gateway, p50'),
-      figure('gateway.distributed_vs_hive.cpu_ratio', round(b.cpuMs / h.cpuMs, 2), 'x', 'lower', 'CPU time per request of our gateway process ÷ that of the Hive Gateway process (same subgraph processes)'),
-      ...(['inprocess', 'inprocess_apollo', 'distributed', 'hive', 'hive_nodedup'] as const).flatMap((name) => [
-        figure(`gateway.${name}.rps`, round(c.sides[name].result.rps, 0), 'req/s', 'higher', `${name} throughput`),
-        figure(`gateway.${name}.p50_ms`, c.sides[name].result.p50, 'ms', 'lower', `${name} p50`),
-        figure(`gateway.${name}.p99_ms`, c.sides[name].result.p99, 'ms', 'lower', `${name} p99`),
+      figure('gateway.distributed_vs_hive_rust.rps_ratio', rps('distributed_varied', 'hive_rust_varied'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime (Rust planner), throughput, varied requests', 1.5),
+      figure('gateway.inprocess_vs_hive_rust.rps_ratio', rps('inprocess_varied', 'hive_rust_varied'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway + router-runtime (Rust planner), throughput, varied requests', 2.0),
+      figure('gateway.distributed_vs_hive_rust_identical.rps_ratio', rps('distributed', 'hive_rust'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime, throughput, identical requests'),
+      figure('gateway.inprocess_vs_hive_rust_identical.rps_ratio', rps('inprocess', 'hive_rust'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway + router-runtime, throughput, identical requests'),
+      figure('gateway.distributed_vs_hive_rust.cpu_ratio', round(s.distributed_varied.cpuMs / s.hive_rust_varied.cpuMs, 2), 'x', 'lower', 'CPU time per request of our gateway process ÷ that of the Hive Gateway + router-runtime process (same subgraph processes), varied requests'),
+      figure('gateway.distributed_vs_hive_rust.p50_ratio', round(s.distributed_varied.result.p50 / s.hive_rust_varied.result.p50, 2), 'x', 'lower', 'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime, p50, varied requests'),
+      figure('gateway.distributed_vs_hive_varied.rps_ratio', rps('distributed_varied', 'hive_varied'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway (JS planner), throughput, varied requests'),
+      figure('gateway.inprocess_vs_hive_varied.rps_ratio', rps('inprocess_varied', 'hive_varied'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway (JS planner), throughput, varied requests'),
+      figure('gateway.hive_rust_vs_hive_varied.rps_ratio', rps('hive_rust_varied', 'hive_varied'), 'x', 'higher', 'Hive Gateway + router-runtime ÷ Hive Gateway (JS planner), throughput, varied requests'),
+      figure('gateway.distributed_vs_hive.rps_ratio', rps('distributed', 'hive'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway, throughput, identical requests', 1.0),
+      figure('gateway.inprocess_vs_hive.rps_ratio', rps('inprocess', 'hive'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway, throughput, identical requests', 2.0),
+      figure('gateway.inprocess_apollo_vs_planned.rps_ratio', rps('inprocess_apollo', 'inprocess'), 'x', 'higher', 'the in-process system with GATEWAY_EXECUTOR=apollo ÷ the default (planned), throughput, identical requests'),
+      figure('gateway.inprocess_vs_hive_nodedup.rps_ratio', rps('inprocess', 'hive_nodedup'), 'x', 'higher', 'our gateway with in-process subgraphs (in-flight sharing on) ÷ Hive Gateway with in-flight sharing off, throughput, identical requests'),
+      figure('gateway.distributed_vs_hive.p50_ratio', round(s.distributed.result.p50 / s.hive.result.p50, 2), 'x', 'lower', 'our gateway over HTTP subgraphs ÷ Hive Gateway, p50, identical requests'),
+      figure('gateway.distributed_vs_hive.cpu_ratio', round(s.distributed.cpuMs / s.hive.cpuMs, 2), 'x', 'lower', 'CPU time per request of our gateway process ÷ that of the Hive Gateway process (same subgraph processes), identical requests'),
+      ...(Object.keys(targets) as Sides[]).flatMap((name) => [
+        figure(`gateway.${name}.rps`, round(s[name].result.rps, 0), 'req/s', 'higher', `${name} throughput`),
+        figure(`gateway.${name}.p50_ms`, s[name].result.p50, 'ms', 'lower', `${name} p50`),
+        figure(`gateway.${name}.p99_ms`, s[name].result.p99, 'ms', 'lower', `${name} p99`),
       ]),
       rss('gateway_inprocess', inprocess, 'PROCESS_ROLE=all (gateway, facades and the three subgraphs)'),
       rss('gateway_distributed', distributed, 'PROCESS_ROLE=gateway (gateway and facades)'),
       rss('gateway_hive', hive, 'Hive Gateway'),
       rss('gateway_hive_nodedup', hiveNodedup, 'Hive Gateway (in-flight sharing off)'),
+      rss('gateway_hive_rust', hiveRust, 'Hive Gateway + router-runtime'),
       rss('subgraph_models', subgraphs.models!, 'models subgraph'),
       rss('subgraph_indicators', subgraphs.indicators!, 'indicators subgraph'),
       rss('subgraph_impact', subgraphs.impact!, 'impact subgraph'),
@@ -133,45 +200,67 @@ export async function benchGateway(): Promise<Figure[]> {
   }
 }
 
+function pick<K extends string>(record: Record<string, string>, keys: K[]): Record<K, string> {
+  return Object.fromEntries(keys.map((key) => [key, record[key]!])) as Record<K, string>;
+}
+
+/** Whether the process has Hive Router's query planner addon (`hive_router_query_planner.*.node`) mapped. */
+function mapsRustPlanner(pid: number): boolean {
+  return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('hive_router_query_planner');
+}
+
 function commonEnv(workspace: string, name: string): Record<string, string> {
   return {
     // As deployed (and as for Hive Gateway below): graphql-js's instanceOf skips its
     // development-mode checks, @apollo/gateway does not expose query plans on request.
     NODE_ENV: 'production',
     ...LOCAL_BENCH_ENV,
-    REGISTRY_CATALOG_JSON: JSON.stringify([publishedCatalogEntry('Assessment')]),
+    REGISTRY_CATALOG_JSON: JSON.stringify(benchCatalog()),
     REGISTRY_ALLOW_FILE_URLS: 'true',
     DATABASE_URL: `file:${path.join(workspace, `${name}.db`)}`,
     // Distributed mode: what our gateway and its subgraphs share (the processes that are not distributed ignore it).
-    GATEWAY_SUBGRAPH_SECRET: 'bench-gateway-subgraph-secret',
+    GATEWAY_SUBGRAPH_SECRET,
+    // One process per gateway, as Hive Gateway runs here (WORKERS defaults to the CPU count).
+    WORKERS: '1',
   };
 }
 
-export async function createRecords(core: string): Promise<void> {
+/** RECORDS records of `version` (0.0.4's shared assessment, ids of their own) through a core facade. */
+export async function createRecords(core: string, version = '0.0.4'): Promise<void> {
   for (let i = 0; i < RECORDS; i++) {
-    const payload = { ...sharedAssessment(), id: `assessment-bench-${i}` };
-    const response = await fetch(`${core}/models/re-indicators-specification/versions/0.0.4:create`, {
+    const suffix = version === '0.0.4' ? `${i}` : `${version}-${i}`;
+    const payload = { ...sharedAssessment(), id: `assessment-bench-${suffix}` };
+    const response = await fetch(`${core}/models/${MODEL}/versions/${encodeURIComponent(version)}:create`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': `gateway-bench-${i}` },
+      headers: { 'content-type': 'application/json', 'idempotency-key': `gateway-bench-${suffix}` },
       body: JSON.stringify({ payload }),
     });
-    if (response.status !== 200 && response.status !== 201) throw new Error(`:create answered ${response.status}: ${await response.text()}`);
+    if (response.status !== 200 && response.status !== 201) throw new Error(`:create ${version} answered ${response.status}: ${await response.text()}`);
   }
 }
 
-/** Every gateway answers the query, without errors, with the same data (record ids aside). */
-async function sameAnswers(request: LoadRequest, targets: Record<Gateways, string>): Promise<void> {
+/** Every gateway answers the query with these variables, without errors, with the same data (record ids aside). */
+async function sameAnswers<K extends string>(variables: Record<string, unknown>, targets: Record<K, string>): Promise<void> {
   const answers: Record<string, unknown> = {};
-  for (const [name, base] of Object.entries(targets)) {
-    const response = await fetch(base + request.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) });
-    const body = (await response.json()) as { data?: { records?: { nodes: Array<{ id: string }> } }; errors?: unknown[] };
-    if (response.status !== 200 || body.errors) throw new Error(`gateway.${name}: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
+  for (const [name, base] of Object.entries(targets) as Array<[K, string]>) {
+    const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: PASSPORT_QUERY, variables }) });
+    const body = (await response.json()) as {
+      data?: { modelVersion?: { version: string; indicatorSpecifications: unknown[] } | null; records?: { nodes: Array<{ id: string; version: string }> } };
+      errors?: unknown[];
+    };
+    const what = `gateway.${name} (${JSON.stringify(variables)})`;
+    if (response.status !== 200 || body.errors) throw new Error(`${what}: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
+    const modelVersion = body.data?.modelVersion;
+    if (!modelVersion || modelVersion.version !== variables.version || modelVersion.indicatorSpecifications.length === 0) {
+      throw new Error(`${what}: no questionnaire of ${String(variables.version)}: ${JSON.stringify(modelVersion)?.slice(0, 300)}`);
+    }
     const records = body.data?.records?.nodes;
-    if (records?.length !== RECORDS) throw new Error(`gateway.${name}: expected ${RECORDS} records, got ${records?.length}`);
+    if (records?.length !== RECORDS || records.some((record) => record.version !== variables.version)) throw new Error(`${what}: expected ${RECORDS} records of ${String(variables.version)}, got ${records?.length}`);
     for (const record of records) record.id = '(id)';
     answers[name] = body.data;
   }
-  if (Object.values(answers).some((answer) => !isDeepStrictEqual(answer, answers.inprocess))) {
-    throw new Error(`gateway answers differ: ${JSON.stringify(answers).slice(0, 1500)}`);
+  const [first, ...others] = Object.values(answers);
+  if (others.some((answer) => !isDeepStrictEqual(answer, first))) {
+    throw new Error(`gateway answers differ for ${JSON.stringify(variables)}: ${JSON.stringify(answers).slice(0, 1500)}`);
   }
 }

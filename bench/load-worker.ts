@@ -16,6 +16,8 @@ interface Job {
   seconds: number;
   headers: Record<string, string>;
   body?: string;
+  /** Bodies sent round-robin instead of `body`, in one order over all connections. */
+  bodies?: string[];
   /** Replaced in headers and body by a value unique to each request. */
   unique?: string;
 }
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
   const latencies: number[] = [];
   const started = process.hrtime.bigint();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const options = { url: job.url, method: job.method, connections: job.connections, duration: job.seconds, headers: job.headers, body: job.body, ...uniqueRequests(job) };
+    const options = { url: job.url, method: job.method, connections: job.connections, duration: job.seconds, headers: job.headers, body: job.body, ...perRequest(job) };
     const instance = autocannon(options, (error, finished) => (error ? reject(error) : resolve(finished)));
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
@@ -48,19 +50,25 @@ async function main(): Promise<void> {
   );
 }
 
-/** With `unique`, every request gets its own value in place of the placeholder. */
-function uniqueRequests(job: Job): Pick<autocannon.Options, 'requests'> {
+/**
+ * With `bodies`, request n (one counter shared by every connection) sends body n mod length; with
+ * `unique`, every request gets its own value in place of the placeholder (in the body chosen).
+ */
+function perRequest(job: Job): Pick<autocannon.Options, 'requests'> {
   const placeholder = job.unique;
-  if (placeholder === undefined) return {};
+  const bodies = job.bodies;
+  if (placeholder === undefined && bodies === undefined) return {};
+  if (bodies !== undefined && bodies.length === 0) throw new Error('bodies: at least one');
   let sent = 0;
-  const fill = (text: string, value: string) => text.split(placeholder).join(value);
+  const fill = (text: string, value: string) => (placeholder === undefined ? text : text.split(placeholder).join(value));
   return {
     requests: [
       {
         setupRequest: (request) => {
+          const body = bodies === undefined ? job.body : bodies[sent % bodies.length];
           const value = `${process.pid}-${++sent}`;
-          const headers = Object.fromEntries(Object.entries(job.headers).map(([name, text]) => [name, fill(text, value)]));
-          return { ...request, headers, body: job.body === undefined ? undefined : fill(job.body, value) };
+          const headers = placeholder === undefined ? job.headers : Object.fromEntries(Object.entries(job.headers).map(([name, text]) => [name, fill(text, value)]));
+          return { ...request, headers, body: body === undefined ? undefined : fill(body, value) };
         },
       },
     ],

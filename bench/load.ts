@@ -20,6 +20,12 @@ export interface LoadRequest {
   headers?: Record<string, string>;
   /** A placeholder replaced, in the headers and the body, by a value unique to each request sent (idempotency keys, record ids). */
   unique?: string;
+  /**
+   * GraphQL variable sets sent round-robin in place of `body.variables`: request n (counted over all
+   * connections together, in the order they are sent) carries set n mod length, so the requests in
+   * flight at one moment carry different sets whenever there are more sets than connections.
+   */
+  variableSets?: ReadonlyArray<Record<string, unknown>>;
 }
 
 const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
@@ -36,6 +42,7 @@ export async function load(base: string, request: LoadRequest, options: { connec
     seconds: options.seconds ?? 8,
     headers: { 'content-type': 'application/json', ...request.headers },
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    bodies: request.variableSets?.map((variables) => JSON.stringify({ ...(request.body as object), variables })),
     unique: request.unique,
   };
   const child = spawn(process.execPath, [WORKER], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -74,11 +81,12 @@ export interface Comparison<K extends string> {
  * The same request against several servers side by side: each warmed up, then `rounds` rounds
  * running each in turn (a, b, c, a, b, c, …), each side reported as the median of its rounds.
  * Alternating keeps a burst of load from elsewhere on the machine from landing on one side only.
+ * `requests` gives some sides a request of their own (another load in the same alternation).
  */
 export async function compareLoads<K extends string>(
   request: LoadRequest,
   targets: Record<K, string>,
-  options: { rounds?: number; seconds?: number; warmUpSeconds?: number; cpuMs?: Record<K, () => number> } = {},
+  options: { rounds?: number; seconds?: number; warmUpSeconds?: number; cpuMs?: Record<K, () => number>; requests?: Partial<Record<K, LoadRequest>> } = {},
 ): Promise<Comparison<K>> {
   const thisProcess = () => {
     const used = process.cpuUsage();
@@ -87,14 +95,15 @@ export async function compareLoads<K extends string>(
   const rounds = options.rounds ?? 3;
   const seconds = options.seconds ?? 4;
   const names = Object.keys(targets) as K[];
-  for (const name of names) await load(targets[name], request, { seconds: options.warmUpSeconds ?? 2 });
+  const requestOf = (name: K) => options.requests?.[name] ?? request;
+  for (const name of names) await load(targets[name], requestOf(name), { seconds: options.warmUpSeconds ?? 2 });
   const runs = new Map<K, LoadResult[]>(names.map((n) => [n, []]));
   const cpu = new Map<K, number>(names.map((n) => [n, 0]));
   for (let i = 0; i < rounds; i++) {
     for (const name of names) {
       const cpuMs = options.cpuMs?.[name] ?? thisProcess;
       const before = cpuMs();
-      const result = await load(targets[name], request, { seconds });
+      const result = await load(targets[name], requestOf(name), { seconds });
       cpu.set(name, cpu.get(name)! + cpuMs() - before);
       runs.get(name)!.push(result);
     }

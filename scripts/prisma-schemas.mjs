@@ -16,15 +16,21 @@ export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'prisma', 'migrations');
 export const PROVIDERS = /** @type {const} */ (['postgresql', 'sqlite']);
 
 const POSTGRESQL_ONLY = '// postgresql only';
+const SQLITE_ONLY = /^(\s*)\/\/ ?(.*?)\s*\/\/ sqlite only\s*$/;
 
 /**
  * prisma/schema.prisma as the given provider reads it. The file is written for PostgreSQL; SQLite
  * has no native-type attributes (`@db.…`) and no index types, so those go, with every line marked
- * `// postgresql only`. The SQLite copy is written to prisma/generated/, hence its client output.
+ * `// postgresql only`. A line SQLite says its own way (a default written in SQL) is there as a
+ * comment marked `// sqlite only`, which PostgreSQL skips and SQLite reads uncommented. The SQLite
+ * copy is written to prisma/generated/, hence its client output.
  */
 export function providerSchema(provider, source = readFileSync(SCHEMA_PATH, 'utf8')) {
   if (provider === 'postgresql') return source;
-  const kept = source.split('\n').filter((line) => !line.trimEnd().endsWith(POSTGRESQL_ONLY));
+  const kept = source
+    .split('\n')
+    .filter((line) => !line.trimEnd().endsWith(POSTGRESQL_ONLY))
+    .map((line) => line.replace(SQLITE_ONLY, '$1$2'));
   return [
     '// Derived from ../schema.prisma by scripts/prisma-generate.mjs: edit that file, not this one.',
     ...kept,

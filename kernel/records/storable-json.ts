@@ -47,8 +47,9 @@ export function requireStorable(what: string, value: unknown): void {
  * The longest name a record is stored and indexed under, in bytes of UTF-8 as stored (256 ASCII
  * characters; fewer beyond ASCII): its id, model and version, its idempotency key, a grantee, and
  * its owner's subject and tenant. PostgreSQL refuses an index entry over 2,704 bytes and its widest
- * holds four names (model, version, id, namespace): an 8,000-character key or id failed there (503)
- * and passed on SQLite. Both refuse alike, before any other work.
+ * holds three names (model, version and id; a grant's record id, namespace and grantee): an
+ * 8,000-character key or id failed there (503) and passed on SQLite. Both refuse alike, before any
+ * other work.
  */
 const MAX_NAME_BYTES = 256;
 

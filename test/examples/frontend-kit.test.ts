@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { projectPath } from '../../kernel/project.js';
 import { type TestSystem, startTestSystem } from '../support/system.js';
-import { localProfileEnv } from '../indicators/local-profile.js';
+import { localProfileEnv } from '../subgraphs/indicators/local-profile.js';
 
 /**
  * The frontend kit (examples/frontend/) as a frontend team uses it: graphql-codegen types its

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
-import { SAMPLE_DIR, SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../indicators/local-profile.js';
+import { SAMPLE_DIR, SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 
 /**
  * Entity resolution across our own subgraphs, through the real system: ModelVersion and Record are

@@ -7,12 +7,12 @@ import { IDE_ASSETS } from '../../gateway/ide.js';
 import { readSystemConfig } from '../../server/config.js';
 import { launchChromium } from '../support/chromium.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
-import { localProfileEnv } from '../indicators/local-profile.js';
+import { localProfileEnv } from '../subgraphs/indicators/local-profile.js';
 
 /**
  * GraphiQL at the gateway's `/graphql` (GRAPHQL_IDE, gateway/ide.ts): served from the installed
  * packages, so it works with no internet access; GET / and /health answer JSON; the IDE is off
- * unless asked for. The local profile turns it on (test/core/local-profile.test.ts).
+ * unless asked for. The local profile turns it on (test/scripts/local-profile.test.ts).
  */
 
 /** What the rest of a start needs, so that only GRAPHQL_IDE decides. */

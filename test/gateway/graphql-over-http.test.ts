@@ -27,7 +27,7 @@ beforeAll(async () => {
   const mini = await miniModelHost();
   host = mini.host;
   // The audits' queries read `__type`: with introspection off they would test that switch (tested
-  // in test/core/graphql-endpoint.test.ts) rather than the protocol.
+  // in test/gateway/graphql-endpoint.test.ts) rather than the protocol.
   sut = await startTestSystem({ ...mini.env, ...NO_AUTH, GRAPHQL_INTROSPECTION: 'true' });
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { localProfileEnv } from '../indicators/local-profile.js';
+import { localProfileEnv } from '../subgraphs/indicators/local-profile.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 import { eventually } from '../support/load-loop.js';
 import { spawnServer } from '../support/server-process.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { localProfileEnv, sampleRequest } from '../indicators/local-profile.js';
+import { localProfileEnv, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 import { type ServerProcess, partialRequest, spawnServer, tryConnect } from '../support/server-process.js';
 import { NO_AUTH, call } from '../support/system.js';
 import { eventually, loadLoop } from '../support/load-loop.js';

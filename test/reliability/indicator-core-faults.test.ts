@@ -1,13 +1,13 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { refusedUrl, startServer } from '../indicators/http-fixtures.js';
+import { refusedUrl, startServer } from '../subgraphs/indicators/http-fixtures.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
 import { silentPeer } from '../support/silent-peer.js';
 
 /**
  * Issue 8, faults: the core is down, slow, silent or cut off while the indicator service validates
  * through it. Through the real indicator facade: 502 CORE_VALIDATION_ERROR within HTTP_TIMEOUT_SECS,
- * and the facade keeps serving. (test/indicators/core-validation.test.ts covers the client itself.)
+ * and the facade keeps serving. (test/subgraphs/indicators/core-validation.test.ts covers the client itself.)
  */
 const TIMEOUT_SECS = 1;
 const COMPUTE = {

@@ -3,8 +3,8 @@ import type { ArtifactHost } from '../support/artifact-host.js';
 import { NO_AUTH, call } from '../support/system.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { PostgresServer } from '../support/postgres-server.js';
-import { onDatabase } from '../store/support.js';
-import { coreCreate, expectError, graphql, recordsModelHost, recordsStore } from '../records/support.js';
+import { onDatabase } from '../subgraphs/models/store/support.js';
+import { coreCreate, expectError, graphql, recordsModelHost, recordsStore } from '../subgraphs/models/records/support.js';
 import { eventually } from '../support/load-loop.js';
 
 /**

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { NO_AUTH, type Answer, type TestSystem, startTestSystem } from '../support/system.js';
 import { PostgresServer } from '../support/postgres-server.js';
-import { onDatabase } from '../store/support.js';
-import { coreCreate, recordsModelHost, recordsStore } from '../records/support.js';
+import { onDatabase } from '../subgraphs/models/store/support.js';
+import { coreCreate, recordsModelHost, recordsStore } from '../subgraphs/models/records/support.js';
 import { eventually, loadLoop } from '../support/load-loop.js';
 
 /**

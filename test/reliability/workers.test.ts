@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { localProfileEnv, sampleRequest } from '../indicators/local-profile.js';
+import { localProfileEnv, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 import { type ServerProcess, partialRequest, spawnServer, tryConnect } from '../support/server-process.js';
 import { type Answer, NO_AUTH } from '../support/system.js';
 import { eventually, loadLoop } from '../support/load-loop.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
-import { type Backend, backendsUnderTest, createDatabase, onDatabase } from '../store/support.js';
+import { type Backend, backendsUnderTest, createDatabase, onDatabase } from '../subgraphs/models/store/support.js';
 
 /**
  * Issue "Past one process", WORKERS: the built server with two workers (node:cluster) on one

@@ -1,11 +1,12 @@
 import { LISTENER_APPLICATION_NAME } from '../../subgraphs/models/store/registry-notifier.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
-import { Haproxy } from '../support/haproxy.js';
+import { Haproxy, freePort } from '../support/haproxy.js';
 import { eventually } from '../support/load-loop.js';
 import { miniModelHost } from '../support/mini-model.js';
 import { ReplicaSet, createThrough, replicaLoad } from '../support/replica-set.js';
+import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { NO_AUTH, call } from '../support/system.js';
-import { createDatabase, onDatabase, postgresReachable } from '../store/support.js';
+import { createDatabase, onDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
 
 /**
  * Issue "Past one process", items 2 and 3: three replicas of the built server on one PostgreSQL
@@ -13,7 +14,8 @@ import { createDatabase, onDatabase, postgresReachable } from '../store/support.
  * replica reaches the others (LISTEN/NOTIFY), also after the listening connection was cut; a
  * rolling restart under steady load loses no request and stores every accepted create once;
  * SIGKILL costs only the requests in flight on the killed replica, and their retries with the same
- * Idempotency-Key store nothing twice.
+ * Idempotency-Key store nothing twice. In distributed mode, models subgraphs behind HAProxy scale on
+ * their own, the gateway naming HAProxy as their URL.
  */
 const runnable = Haproxy.available() && (await postgresReachable());
 const describeScale = runnable ? describe : describe.skip;
@@ -39,8 +41,6 @@ async function deployment() {
   const rows = (sql: string) => onDatabase('postgresql', database.url, sql);
   return { mini, replicas, lb, rows };
 }
-
-type Deployment = Awaited<ReturnType<typeof deployment>>;
 
 describeScale('replicas behind HAProxy', () => {
   test('a refresh on one replica reaches the other two, also after their listening connections were cut', async () => {
@@ -106,14 +106,45 @@ describeScale('replicas behind HAProxy', () => {
     const failed = load.failed();
     expect({ failed, log: failed.length <= 4 ? '' : lb.log() }).toEqual({ failed, log: '' });
     for (const outcome of failed) expect([502, 503, 504, 'no answer']).toContain(outcome.status);
-    for (const { key } of failed.filter((o) => o.request === 'create')) expect((await createThrough(lb, key!)).status).toBe(200);
+    for (const { key } of failed.filter((o) => o.request === 'create')) expect((await createThrough(lb.url('core'), key!)).status).toBe(200);
     const sent = load.outcomes.filter((o) => o.request === 'create').map((o) => o.key!);
     await expectStoredOnce(rows, sent);
+  }, 120_000);
+
+  test('distributed mode: the gateway\'s MODELS_SUBGRAPH_URL names HAProxy in front of two models subgraphs, which share the work and follow each other\'s refreshes', async () => {
+    const mini = await miniModelHost();
+    const database = await createDatabase('postgresql');
+    stopAtScopeEnd(() => database.drop());
+    const secret = 'the-test-gateway-subgraph-secret';
+    const ports = [await freePort(), await freePort()];
+    const subgraphEnv = { ...NO_AUTH, ...mini.env, DATABASE_URL: database.url, REGISTRY_CATALOG_POLL_SECS: '0', GATEWAY_SUBGRAPH_SECRET: secret };
+    const subgraphs = await Promise.all(ports.map((port) => spawnServer({ ...subgraphEnv, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'models', SUBGRAPH_PORT: String(port) })));
+    const lb = await Haproxy.start({ models: ports }, '/health');
+    for (const server of ['r1', 'r2']) await lb.untilState(server, 'UP');
+    // The operations below need only the models subgraph.
+    const nowhere = `http://127.0.0.1:${await freePort()}/graphql`;
+    const edge = await spawnServer({ ...NO_AUTH, PROCESS_ROLE: 'gateway', GATEWAY_SUBGRAPH_SECRET: secret, MODELS_SUBGRAPH_URL: `${lb.url('models')}/graphql`, INDICATORS_SUBGRAPH_URL: nowhere, IMPACT_SUBGRAPH_URL: nowhere });
+
+    const revisionOf = async (subgraph: ServerProcess) =>
+      (await call(subgraph.url('subgraph:models'), 'POST', '/graphql', { body: { query: '{ health { status { registry { catalogRevision } } } }' } })).json.data.health.status.registry.catalogRevision as string;
+    const before = await revisionOf(subgraphs[0]!);
+    mini.host.serve('/catalog.json', JSON.stringify([{ ...(mini.catalog[0] as object), label: 'Mini, refreshed through the edge' }]));
+    expect((await call(edge.url('core'), 'POST', '/admin/registry/refresh')).status).toBe(200);
+    const agreedOnANewOne = async () => {
+      const seen = new Set(await Promise.all(subgraphs.map(revisionOf)));
+      return seen.size === 1 && !seen.has(before);
+    };
+    expect(await eventually(agreedOnANewOne)).toBe(true);
+
+    const keys = Array.from({ length: 10 }, (_, n) => `distributed-${n}`);
+    for (const key of keys) expect((await createThrough(edge.url('core'), key)).status).toBe(200);
+    await expectStoredOnce((sql) => onDatabase('postgresql', database.url, sql), keys);
+    for (const server of ['r1', 'r2']) expect(lb.log()).toMatch(new RegExp(`models models/${server} .*"POST /graphql`));
   }, 120_000);
 });
 
 /** The records table holds exactly these ids, each once, and one idempotency key for each. */
-async function expectStoredOnce(rows: Deployment['rows'], keys: string[]): Promise<void> {
+async function expectStoredOnce(rows: (sql: string) => Promise<Record<string, unknown>[]>, keys: string[]): Promise<void> {
   const stored = (await rows('SELECT id FROM records')).map((row) => row.id as string);
   expect(stored.length).toBe(keys.length);
   expect(stored.sort()).toEqual([...keys].sort());

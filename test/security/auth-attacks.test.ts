@@ -6,7 +6,7 @@ import { EDGES, bearer, errorCode, probe } from '../support/edges.js';
 import { type TestSystem, call, startTestSystem } from '../support/system.js';
 
 /**
- * Issue 8, auth attacks, through every facade that decides on credentials (test/core/auth-modes
+ * Issue 8, auth attacks, through every facade that decides on credentials (test/rest-facade/core/auth-modes
  * proves the core facade's 401 envelope for the same tokens; these add the other edges, the kid
  * flood counted at the key set, and forward_auth spoofing).
  */

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { JwksServer } from '../support/jwks-server.js';
 import { type Answer, type TestSystem, call, startTestSystem } from '../support/system.js';
-import { backendsUnderTest, createDatabase, type TestDatabase } from '../store/support.js';
-import { bearer, coreCreate, coreQuery, ids, recordsModelHost, recordsQuery, recordsStore } from '../records/support.js';
+import { backendsUnderTest, createDatabase, type TestDatabase } from '../subgraphs/models/store/support.js';
+import { bearer, coreCreate, coreQuery, ids, recordsModelHost, recordsQuery, recordsStore } from '../subgraphs/models/records/support.js';
 
 /**
  * Issue 8, cross-tenant: a subject of tenant acme can never read, query, replay or infer a record of

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { type Backend, type TestDatabase, backendsUnderTest, createDatabase } from '../store/support.js';
+import { type Backend, type TestDatabase, backendsUnderTest, createDatabase } from '../subgraphs/models/store/support.js';
 import { HOSTILE_SYSTEM_ENV, RUNS, expectNoLeak, hostileJson, hostileString } from '../support/hostile-input.js';
 import { type Answer, NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
 

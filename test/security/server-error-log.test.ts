@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { JwksServer } from '../support/jwks-server.js';
 import { type TestSystem, call, startTestSystem } from '../support/system.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
-import { createDatabase, postgresReachable } from '../store/support.js';
-import { bearer, coreCreate, recordsModelHost, widget } from '../records/support.js';
+import { createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
+import { bearer, coreCreate, recordsModelHost, widget } from '../subgraphs/models/records/support.js';
 import { eventually } from '../support/load-loop.js';
 
 /**

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,21 +8,24 @@ import { stopAtScopeEnd } from './cleanup.js';
 /**
  * Debian's HAProxy (`apt-get install haproxy`; `.ci/run` installs it) as a child process on
  * loopback, in front of replicas of the server: one frontend per facade, each balancing over the
- * replicas' ports of that facade. Every replica is health-checked once, on the core's
+ * replicas' ports of that facade. Every replica is health-checked once, by default on the core's
  * `/admin/ready`; the other facades' servers `track` that check (a replica's facades live and die
  * together). The settings are the ones docs/DEPLOYMENT.md recommends, with short check intervals:
  *
  * - `option http-server-close`: one server-side connection per request, so that a replica closing
  *   an idle keep-alive connection (its keep-alive timeout, its drain) never meets a request that
  *   HAProxy was about to send on it, which HAProxy could not retry for a POST;
- * - `retries` and `option redispatch`: a connection a replica refuses (stopped, killed) is retried,
- *   on another replica the last time; nothing was sent, so even a POST is safe to retry;
+ * - `retries` and `option redispatch 1`: a connection a replica refuses (stopped, killed) is
+ *   retried on another replica; nothing was sent, so even a POST is safe to retry;
  * - `fall 1 rise 1`: one failed check takes a replica out, one good check puts it back.
  *
  *   const lb = await Haproxy.start({ core: [8080, 9080], records: [8083, 9083] });
  *   lb.url('core'); await lb.untilState('r1', 'DOWN');
  */
 export type Frontends = Record<string, number[]>;
+
+/** Debian installs it in /usr/sbin, which a user's PATH may lack. */
+const HAPROXY = existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy';
 
 /** How often HAProxy checks each replica. */
 export const CHECK_INTERVAL_MS = 200;
@@ -35,26 +38,31 @@ export class Haproxy {
     private readonly dir: string,
     private readonly ports: Record<string, number>,
     private readonly exited: Promise<void>,
+    /** The backend whose servers carry the checks: the first frontend's. */
+    private readonly checked: string,
   ) {}
 
   /** Whether HAProxy is installed: skip with a message otherwise, but never under CI=true (then fail). */
   static available(): boolean {
-    const found = spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
+    const found = spawnSync(HAPROXY, ['-v'], { stdio: 'ignore' }).status === 0;
     if (!found && process.env.CI === 'true') throw new Error('haproxy not found under CI (.ci/run installs Debian\'s package)');
     if (!found) console.warn('skipping: haproxy not found (apt-get install haproxy)');
     return found;
   }
 
-  /** `frontends`: for each facade (`core` first: it carries the checks), the replicas' ports, replica `r1` first. */
-  static async start(frontends: Frontends): Promise<Haproxy> {
+  /**
+   * `frontends`: for each facade, the replicas' ports, replica `r1` first. The first (`core`)
+   * carries the checks, `GET <probe>`; the others track it.
+   */
+  static async start(frontends: Frontends, probe = '/admin/ready'): Promise<Haproxy> {
     const names = [...Object.keys(frontends), 'stats'];
     const ports = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()] as const)));
     const dir = mkdtempSync(path.join(tmpdir(), 'haproxy-'));
     const file = path.join(dir, 'haproxy.cfg');
-    writeFileSync(file, configuration(frontends, ports));
-    const child = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(file, configuration(frontends, ports, probe));
+    const child = spawn(HAPROXY, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const proxy = new Haproxy(child, dir, ports, exited);
+    const proxy = new Haproxy(child, dir, ports, exited, Object.keys(frontends)[0]!);
     child.stdout!.on('data', (chunk: Buffer) => (proxy.output += chunk.toString('utf8')));
     child.stderr!.on('data', (chunk: Buffer) => (proxy.output += chunk.toString('utf8')));
     stopAtScopeEnd(() => proxy.stop());
@@ -71,13 +79,13 @@ export class Haproxy {
     return this.output;
   }
 
-  /** Each replica's check state in the core backend (`UP`, `DOWN`, `UP 1/2`, …), by server name. */
+  /** Each replica's check state (`UP`, `DOWN`, `UP 1/2`, …), by server name. */
   async states(): Promise<Record<string, string>> {
     const csv = await (await fetch(`${this.url('stats')}/stats;csv`)).text();
     const [header, ...rows] = csv.trim().split('\n').map((line) => line.split(','));
     const column = (name: string) => header!.findIndex((cell) => cell.replace(/^# /, '') === name);
     const [proxy, server, status] = [column('pxname'), column('svname'), column('status')];
-    return Object.fromEntries(rows.filter((row) => row[proxy] === 'core' && /^r\d+$/.test(row[server]!)).map((row) => [row[server]!, row[status]!]));
+    return Object.fromEntries(rows.filter((row) => row[proxy] === this.checked && /^r\d+$/.test(row[server]!)).map((row) => [row[server]!, row[status]!]));
   }
 
   /** Polls the stats until replica `server` (`r1`, …) is in `state`; throws after `timeoutMs`. */
@@ -114,14 +122,14 @@ export class Haproxy {
   }
 }
 
-function configuration(frontends: Frontends, ports: Record<string, number>): string {
+function configuration(frontends: Frontends, ports: Record<string, number>, probe: string): string {
   const [checked, ...tracking] = Object.keys(frontends);
   const section = (name: string, servers: (port: number, server: string) => string) => [
     `frontend ${name}`,
     `  bind 127.0.0.1:${ports[name]}`,
     `  default_backend ${name}`,
     `backend ${name}`,
-    ...(name === checked ? ['  option httpchk GET /admin/ready', '  http-check expect status 200'] : []),
+    ...(name === checked ? [`  option httpchk GET ${probe}`, '  http-check expect status 200'] : []),
     ...frontends[name]!.map((port, i) => `  server r${i + 1} 127.0.0.1:${port} ${servers(port, `r${i + 1}`)}`),
   ];
   return [
@@ -155,11 +163,11 @@ function configuration(frontends: Frontends, ports: Record<string, number>): str
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = (probe.address() as AddressInfo);
-      probe.close(() => resolve(port));
+    const listener = createServer();
+    listener.once('error', reject);
+    listener.listen(0, '127.0.0.1', () => {
+      const { port } = listener.address() as AddressInfo;
+      listener.close(() => resolve(port));
     });
   });
 }

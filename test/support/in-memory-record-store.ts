@@ -154,7 +154,10 @@ function preferred(entries: Entry[], principal: Principal): Entry | undefined {
   return own ?? entries.sort((a, b) => codePointOrder(a.namespace, b.namespace))[0];
 }
 
-/** `created_at`, then `id`, then `namespace`: the stores' order when a filter names no sort. */
+/**
+ * `created_at`, then `id`: the stores' order when a filter names no sort. Ties beyond those (one id
+ * in two namespaces) the stores break by a random key; here, by namespace, to be deterministic.
+ */
 function byDefaultOrder(a: Entry, b: Entry): number {
   return codePointOrder(a.record.createdAt, b.record.createdAt) || codePointOrder(a.record.id, b.record.id) || codePointOrder(a.namespace, b.namespace);
 }

@@ -90,8 +90,8 @@ export function replicaLoad(lb: Haproxy, prefix: string): ReplicaLoad {
   const outcomes: Outcome[] = [];
   const accepted: string[] = [];
   const lanes: Array<(n: number, lane: number) => Promise<Outcome>> = [
-    (n, lane) => createThrough(lb, `${prefix}-${lane}-${n}`),
-    (n, lane) => createThrough(lb, `${prefix}-${lane}-${n}`),
+    (n, lane) => createThrough(lb.url('core'), `${prefix}-${lane}-${n}`),
+    (n, lane) => createThrough(lb.url('core'), `${prefix}-${lane}-${n}`),
     () => attempt('read', () => call(lb.url('records'), 'GET', `/records/${encodeURIComponent(accepted.at(-1) ?? 'none-yet')}`), accepted.length === 0 ? [404] : []),
     () => attempt('list', () => call(lb.url('core'), 'GET', '/models')),
   ];
@@ -109,10 +109,10 @@ export function replicaLoad(lb: Haproxy, prefix: string): ReplicaLoad {
   };
 }
 
-/** `:create` of a valid mini Widget whose id is its key. */
-export function createThrough(lb: Haproxy, key: string): Promise<Outcome> {
+/** `:create` on the core facade at `core` of a valid mini Widget whose id is its key. */
+export function createThrough(core: string, key: string): Promise<Outcome> {
   const payload = { id: key, name: `Widget ${key}`, weight: 2.5 };
-  return attempt('create', () => call(lb.url('core'), 'POST', MINI_CREATE, { body: { payload }, headers: { 'idempotency-key': key } }), [], key);
+  return attempt('create', () => call(core, 'POST', MINI_CREATE, { body: { payload }, headers: { 'idempotency-key': key } }), [], key);
 }
 
 /** `alsoFine`: statuses that count as 200 here (a read before anything was created is a 404). */

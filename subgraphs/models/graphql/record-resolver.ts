@@ -117,7 +117,7 @@ async function recordConnection(
   const caller = await context.identity();
   const query: RecordQuery = { ...typedRecordFilter(args.filter?.conditions ?? [], args.orderBy ?? []), within };
   // Only the cursors asked for (a REST offset, a count): no payload is read.
-  const keysOnly = !selects(info, 'edges', 'node') && !selects(info, 'nodes');
+  const keysOnly = !selects(info, 'edges') && !selects(info, 'nodes');
   const page = await service.page(caller, query, args, keysOnly);
   return { ...connectionOf(page), query, service };
 }
@@ -136,14 +136,10 @@ function connectionOf(page: RecordPage): RecordConnectionGql {
   };
 }
 
-/** Whether the field being resolved selects `name` (and, with `child`, that under it). */
-function selects(info: GraphQLResolveInfo, name: string, child?: string): boolean {
+/** Whether the field being resolved selects `name` (a fragment counts as selecting everything). */
+function selects(info: GraphQLResolveInfo, name: string): boolean {
   const fields = info.fieldNodes.flatMap((node) => node.selectionSet?.selections ?? []);
-  return fields.some((selection) => {
-    if (selection.kind !== 'Field') return true; // a fragment: assume it selects everything
-    if (selection.name.value !== name) return false;
-    return child === undefined || (selection.selectionSet?.selections ?? []).some((s) => s.kind !== 'Field' || s.name.value === child);
-  });
+  return fields.some((selection) => selection.kind !== 'Field' || selection.name.value === name);
 }
 
 function grantPayload(input: RecordReadGrantInputGql, granted: boolean): RecordReadGrantPayloadGql {

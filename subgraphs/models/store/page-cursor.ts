@@ -8,7 +8,9 @@ import { unstorable } from '../../../kernel/records/storable-json.js';
  * key of its row, so that the next page starts right after that row whatever was inserted or
  * deleted since. Opaque to clients: base64url of the JSON array `[fingerprint, value…]`, the
  * fingerprint naming the order it belongs to. A cursor of another order (or a forged one) is
- * 400 BAD_REQUEST, never an SQL error or a page of the wrong records.
+ * 400 BAD_REQUEST, never an SQL error or a page of the wrong records. Not secret, and need not be:
+ * every key is one the reader can see or learn by filtering (payload fields, created_at, id), or
+ * the record's random tie_break, which means nothing (query-translator.ts, tieBreak).
  */
 
 /** What an ORDER BY key's value is: how a cursor holds it and a statement binds it again. */
@@ -90,7 +92,7 @@ function valueProblem(key: KeyShape, value: unknown): string | null {
     case 'double':
       return typeof value === 'number' && Number.isFinite(value) ? null : 'a number key is not a finite number';
     case 'integer':
-      return Number.isSafeInteger(value) ? null : 'a rank key is not an integer';
+      return Number.isSafeInteger(value) ? null : 'an integer key is not an integer';
     case 'boolean':
       return typeof value === 'boolean' ? null : 'a boolean key is not a boolean';
   }

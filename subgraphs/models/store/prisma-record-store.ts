@@ -280,7 +280,7 @@ function storedRow(row: RecordRow): StoredRecord {
   });
 }
 
-function storedRecord(row: Omit<RecordModel, 'namespace'>): StoredRecord {
+function storedRecord(row: Omit<RecordModel, 'namespace' | 'tieBreak'>): StoredRecord {
   return {
     id: row.id,
     model: row.model,

@@ -24,7 +24,7 @@ import { sqliteDialect } from './sql/sqlite-dialect.js';
  * - `contains`: substring when field and value are strings, else some array element equals the value;
  * - ranges compare number with number, string with string (code point order), instant with instant;
  * - sort: numbers before strings before booleans before arrays/objects (each type in its own order),
- *   missing and null values last in either direction, then `created_at, id, namespace` so pages
+ *   missing and null values last in either direction, then `created_at, id, tie_break` so pages
  *   are stable (tieBreak).
  *
  * On every backend, ranges on a payload number and the numeric part of a payload sort read the
@@ -208,14 +208,17 @@ function orderTerms(sql: SqlWriter, query: RecordQuery): OrderTerm[] {
 }
 
 /**
- * Ties are broken by `created_at`, then `id`, then `namespace` (two tenants may hold one id), so
+ * Ties are broken by `created_at`, then `id`, then `tie_break` (two tenants may hold one id), so
  * that pages are stable; all ascending unless the sort names `created_at`, whose direction they
  * then follow (newest first is the exact reverse of the default order). `id` in the column's own
  * collation here, not code point order as in a sort on `id`: the (model, version, created_at, id,
- * namespace) and (created_at, id, namespace) indexes then give the order themselves, and "the
+ * tie_break) and (created_at, id, tie_break) indexes then give the order themselves, and "the
  * latest 20" reads 20 rows however many match. With a code point tie-break PostgreSQL sorted every
  * match whenever it underestimated them (each payload condition is estimated at well under 1% of
- * the rows), which grew with the table.
+ * the rows), which grew with the table. `tie_break`, a random number the database draws for each
+ * record, and not the namespace: a cursor holds every key of its row, and the namespace is the
+ * owner's tenant, which a reader through a grant must not learn (nor guess: a digest of it could
+ * be tried against a list of tenant names).
  */
 function tieBreak(sort: SortKey[]): OrderTerm[] {
   const createdAt = sort.find(({ field }) => field.kind === 'timestamp' && field.column === 'created_at');
@@ -224,7 +227,7 @@ function tieBreak(sort: SortKey[]): OrderTerm[] {
   return keys.map(([column, kind]) => ({ expression: `r.${column}`, direction, kind, nullable: false }));
 }
 
-const TIE_BREAK: Array<[string, KeyKind]> = [['created_at', 'instant'], ['id', 'text'], ['namespace', 'text']];
+const TIE_BREAK: Array<[string, KeyKind]> = [['created_at', 'instant'], ['id', 'text'], ['tie_break', 'integer']];
 
 function orderBy(order: OrderTerm[]): string {
   return order.map(({ expression, direction }) => `${expression} ${direction}`).join(', ');

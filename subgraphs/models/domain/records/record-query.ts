@@ -67,7 +67,10 @@ function valueOf(value: TypedValue | null | undefined, at: string): JsonValue {
     if (member !== true) throw invalid(at, 'null takes true');
     return null;
   }
-  if (name === 'dateTime') return member instanceof Date ? member.toISOString() : String(member);
+  if (name === 'dateTime') {
+    if (member instanceof Date && Number.isNaN(member.getTime())) throw invalid(at, 'dateTime must be an instant (ISO 8601)');
+    return member instanceof Date ? member.toISOString() : String(member);
+  }
   return member as JsonValue;
 }
 
