@@ -144,6 +144,7 @@ export async function benchGateway(): Promise<Figure[]> {
       `POST /graphql, query over the three subgraphs (modelVersion + indicatorSpecifications entity fetch, health.impact, ${RECORDS} records), ` +
       `AUTH_MODE=none, NODE_ENV=production, one process per gateway (ours WORKERS=1, Hive's single process), 20 connections, median of ${c.rounds} alternating ${c.seconds} s rounds after warm-up, ` +
       `identical and varied loads in one alternation; in-flight sharing of identical subgraph queries ON for every gateway but hive_nodedup (ours: gateway/executor/inflight-sharing.ts; Hive: its default deduplicateInflightRequests, both runtimes); ` +
+      `Hive sends our gateway's subgraph secret, so the subgraphs treat its fetches as ours (bench/peers/hive-gateway.ts); ` +
       `identical load: one variable set (${MODEL} 0.0.4), so concurrent requests share subgraph fetches; varied load: ${VARIED_SETS} variable sets round-robin over all connections, the same list for every gateway ` +
       `(${MODEL} 0.0.4-bench.1 to .${VARIED_SETS}: stand-ins with 0.0.4's questionnaire and ${RECORDS} records each, same work per request, no two requests in flight with the same subgraph queries but health.impact); ` +
       `every server and the load generator in its own process on ${os.cpus().length} CPUs shared with the subgraph processes (1-min load average before the run ${round(loadBefore, 1)}); ` +

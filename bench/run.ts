@@ -16,6 +16,7 @@ import { benchGrowth } from './growth.bench.js';
 import { benchMemory } from './memory.bench.js';
 import { benchGraphqlLimits } from './graphql-limits.bench.js';
 import { benchScale } from './scale.bench.js';
+import { benchWorkers } from './workers.bench.js';
 
 /**
  * Every group of figures, in run order; `--only <prefix>` runs the groups whose prefix matches. A
@@ -32,6 +33,7 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'records', run: benchRecords },
   { prefix: 'growth', run: benchGrowth },
   { prefix: 'memory', run: benchMemory },
+  { prefix: 'scale', run: benchWorkers },
   { prefix: 'scale', run: benchScale },
   { prefix: 'soak', run: benchSoak, whenNamed: true },
 ];

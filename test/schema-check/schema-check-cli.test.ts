@@ -181,14 +181,14 @@ describe('npm run schema:check on an edited copy of this repository', () => {
     // A field added in the code (Mutation.revokeRecordRead, which no route selects) but never composed into the committed file.
     copy.edit(
       SUPERGRAPH,
-      '\n  """Withdraws a read grant (no-op when absent)"""\n  revokeRecordRead(tenant: String, subject: String, recordId: ID!): Boolean! @join__field(graph: MODELS)\n',
+      '\n  """\n  Withdraws a read grant (nothing happens when there is none). RECORD_NOT_FOUND when the record is not yours\n  """\n  revokeRecordRead(\n    """Your record and whose grant to withdraw"""\n    input: RecordReadGrantInput!\n  ): RecordReadGrantPayload! @join__field(graph: MODELS)\n',
       '\n',
     );
     const behind = await copy.schemaCheck();
     expect(behind.code).toBe(1);
     expect(behind.stdout).toContain(COMPOSED_OK);
-    // The field, its description and its three arguments are added: safe changes, which fail nothing by themselves.
-    expect(behind.stdout).toContain('API changes against the baseline: 5 (0 breaking, 0 allow-listed, 0 dangerous, 5 safe)');
+    // The field comes back with its description and its argument: safe changes, which fail nothing by themselves.
+    expect(behind.stdout).toContain('API changes against the baseline: 3 (0 breaking, 0 allow-listed, 0 dangerous, 3 safe)');
     expect(behind.stdout).toMatch(/^routes: \d+ operation documents valid/m);
     expect(behind.stdout).toContain('supergraph: STALE');
 
@@ -201,7 +201,7 @@ describe('npm run schema:check on an edited copy of this repository', () => {
 
   test('a field removed from a subgraph type is a breaking change (exit 1), unless allow-listed', async () => {
     // RecordOwner.tenant leaves the API (no REST route selects it); the property stays for the code.
-    copy.edit('subgraphs/models/graphql/types.ts', '@Field(() => String, { nullable: true }) tenant!: string | null;', 'tenant!: string | null;');
+    copy.edit('subgraphs/models/graphql/types.ts', "@Field(() => String, { nullable: true, description: 'Their tenant, if any' }) tenant!: string | null;", 'tenant!: string | null;');
     const BREAKING = "  BREAKING FIELD_REMOVED RecordOwner.tenant: Field 'tenant' was removed from object type 'RecordOwner'";
 
     // No --baseline: the committed file is the baseline, and it is stale as well.
