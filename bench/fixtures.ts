@@ -81,10 +81,11 @@ export function computeRequest(): unknown {
  * environment points the indicator service at it (`ARTIFACT_BASE_URL_TEMPLATE`). For a version
  * other than 0.0.4 it is the same document with its `model_version` set to that version (the
  * indicator service refuses an artifact of another version): the gateway bench's stand-in versions
- * (`benchVersions`) have 0.0.4's questionnaire.
+ * (`benchVersions`) have 0.0.4's questionnaire. `folder` holds the `calculation.json` served (the
+ * published one by default).
  */
-export async function calculationArtifactHost(): Promise<{ server: Server; env: Record<string, string>; close(): void }> {
-  const calculation = readFileSync(path.join(PUBLISHED_0_0_4, 'calculation.json'));
+export async function calculationArtifactHost(folder = PUBLISHED_0_0_4): Promise<{ server: Server; env: Record<string, string>; close(): void }> {
+  const calculation = readFileSync(path.join(folder, 'calculation.json'));
   const perVersion = new Map<string, Buffer>([['0.0.4', calculation]]);
   const server = createServer((req, res) => {
     const version = /^\/([^/]+)\/calculation\.json$/.exec(req.url ?? '')?.[1];

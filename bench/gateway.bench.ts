@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type Figure, round } from './figures.js';
 import { type LoadRequest, compareLoads } from './load.js';
 import { type ServerProcess, startHiveGatewayProcess, startServerProcess } from './processes.js';
+import { preferredGenerator } from './wrk.js';
 import { LOCAL_BENCH_ENV, calculationArtifactHost, publishedCatalogEntry, sharedAssessment, sharedDataPresent } from './fixtures.js';
 
 const ROUNDS = 3;
@@ -133,7 +134,8 @@ export async function benchGateway(): Promise<Figure[]> {
     const loadBefore = os.loadavg()[0]!;
     const cpuMs = Object.fromEntries(Object.keys(targets).map((side) => [side, () => gateways[(VARIED[side as VariedSides] ?? side) as Gateways].cpuMs()])) as Record<Sides, () => number>;
     const requests = Object.fromEntries(Object.keys(VARIED).map((side) => [side, varied])) as Record<VariedSides, LoadRequest>;
-    const c = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS, cpuMs, requests });
+    const generator = preferredGenerator();
+    const c = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS, cpuMs, requests, generator });
     for (const [name, side] of Object.entries(c.sides) as Array<[Sides, (typeof c.sides)[Sides]]>) {
       if (side.result.errors > 0 || side.result.non2xx > 0) throw new Error(`gateway.${name}: ${side.result.errors} errors, ${side.result.non2xx} non-2xx answers under load`);
     }
@@ -147,6 +149,7 @@ export async function benchGateway(): Promise<Figure[]> {
       `Hive sends our gateway's subgraph secret, so the subgraphs treat its fetches as ours (bench/peers/hive-gateway.ts); ` +
       `identical load: one variable set (${MODEL} 0.0.4), so concurrent requests share subgraph fetches; varied load: ${VARIED_SETS} variable sets round-robin over all connections, the same list for every gateway ` +
       `(${MODEL} 0.0.4-bench.1 to .${VARIED_SETS}: stand-ins with 0.0.4's questionnaire and ${RECORDS} records each, same work per request, no two requests in flight with the same subgraph queries but health.impact); ` +
+      `load generator ${generator} (wrk when installed: autocannon's own CPU per 125 KB answer is taken from the 2 CPUs the systems share); ` +
       `every server and the load generator in its own process on ${os.cpus().length} CPUs shared with the subgraph processes (1-min load average before the run ${round(loadBefore, 1)}); ` +
       `identical: ${at('inprocess', 'in-process', 'whole-system')}, ${at('inprocess_apollo', 'in-process with GATEWAY_EXECUTOR=apollo', 'whole-system')}, ` +
       `${at('distributed', 'distributed', 'gateway-process')}, ${at('hive', 'Hive Gateway', 'gateway-process')}, ${at('hive_nodedup', 'Hive Gateway without in-flight sharing', 'gateway-process')}, ` +

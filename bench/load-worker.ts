@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import type { LoadJob as Job } from './load.js';
 
 /**
  * The load generator, run as its own process by `load()` (bench/load.ts): the server under test
@@ -9,18 +10,6 @@ import autocannon from 'autocannon';
  * process.hrtime), so p50/p99 are not rounded to whole milliseconds as in autocannon's histogram:
  * a 3 ms vs 4 ms p50 would otherwise be read as a 1.33x ratio whatever the true values.
  */
-interface Job {
-  url: string;
-  method: 'GET' | 'POST';
-  connections: number;
-  seconds: number;
-  headers: Record<string, string>;
-  body?: string;
-  /** Bodies sent round-robin instead of `body`, in one order over all connections. */
-  bodies?: string[];
-  /** Replaced in headers and body by a value unique to each request. */
-  unique?: string;
-}
 
 async function main(): Promise<void> {
   const chunks: Buffer[] = [];

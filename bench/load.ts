@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { wrkLoad } from './wrk.js';
 
 export interface LoadResult {
   /** Latencies in ms (fractional), over 2xx answers. */
@@ -30,12 +31,33 @@ export interface LoadRequest {
 
 const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
 
+/** What a load generator process is given (bench/load-worker.ts for autocannon, bench/wrk.ts). */
+export interface LoadJob {
+  url: string;
+  method: 'GET' | 'POST';
+  connections: number;
+  seconds: number;
+  headers: Record<string, string>;
+  body?: string;
+  /** Bodies sent round-robin instead of `body`, in one order over all connections. */
+  bodies?: string[];
+  /** Replaced in headers and body by a value unique to each request (autocannon only). */
+  unique?: string;
+}
+
+export interface LoadOptions {
+  connections?: number;
+  seconds?: number;
+  /** autocannon (the default, in a child process) or wrk (bench/wrk.ts), for loads where autocannon's own CPU would be the limit. */
+  generator?: 'autocannon' | 'wrk';
+}
+
 /**
  * autocannon at a fixed number of connections, in a child process (`load-worker.ts`): the server
  * under test, often in this process, keeps its event loop to itself. Every ratio figure uses it.
  */
-export async function load(base: string, request: LoadRequest, options: { connections?: number; seconds?: number } = {}): Promise<LoadResult> {
-  const job = {
+export async function load(base: string, request: LoadRequest, options: LoadOptions = {}): Promise<LoadResult> {
+  const job: LoadJob = {
     url: base + request.path,
     method: request.method,
     connections: options.connections ?? 20,
@@ -45,6 +67,10 @@ export async function load(base: string, request: LoadRequest, options: { connec
     bodies: request.variableSets?.map((variables) => JSON.stringify({ ...(request.body as object), variables })),
     unique: request.unique,
   };
+  if (options.generator === 'wrk') {
+    if (job.unique) throw new Error('wrk sends no unique values');
+    return wrkLoad(job);
+  }
   const child = spawn(process.execPath, [WORKER], { stdio: ['pipe', 'pipe', 'inherit'] });
   const output: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
@@ -86,7 +112,7 @@ export interface Comparison<K extends string> {
 export async function compareLoads<K extends string>(
   request: LoadRequest,
   targets: Record<K, string>,
-  options: { rounds?: number; seconds?: number; warmUpSeconds?: number; cpuMs?: Record<K, () => number>; requests?: Partial<Record<K, LoadRequest>> } = {},
+  options: { rounds?: number; seconds?: number; warmUpSeconds?: number; cpuMs?: Record<K, () => number>; requests?: Partial<Record<K, LoadRequest>>; generator?: LoadOptions['generator'] } = {},
 ): Promise<Comparison<K>> {
   const thisProcess = () => {
     const used = process.cpuUsage();
@@ -96,14 +122,14 @@ export async function compareLoads<K extends string>(
   const seconds = options.seconds ?? 4;
   const names = Object.keys(targets) as K[];
   const requestOf = (name: K) => options.requests?.[name] ?? request;
-  for (const name of names) await load(targets[name], requestOf(name), { seconds: options.warmUpSeconds ?? 2 });
+  for (const name of names) await load(targets[name], requestOf(name), { seconds: options.warmUpSeconds ?? 2, generator: options.generator });
   const runs = new Map<K, LoadResult[]>(names.map((n) => [n, []]));
   const cpu = new Map<K, number>(names.map((n) => [n, 0]));
   for (let i = 0; i < rounds; i++) {
     for (const name of names) {
       const cpuMs = options.cpuMs?.[name] ?? thisProcess;
       const before = cpuMs();
-      const result = await load(targets[name], requestOf(name), { seconds });
+      const result = await load(targets[name], requestOf(name), { seconds, generator: options.generator });
       cpu.set(name, cpu.get(name)! + cpuMs() - before);
       runs.get(name)!.push(result);
     }

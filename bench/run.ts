@@ -19,7 +19,7 @@ import { benchScale } from './scale.bench.js';
 import { benchWorkers } from './workers.bench.js';
 
 /**
- * Every group of figures, in run order; `--only <prefix>` runs the groups whose prefix matches. A
+ * Every group of figures, in run order; `--only <prefix>[,<prefix>…]` runs the groups whose prefix matches one. A
  * group marked `whenNamed` (the ten-minute soak) runs only when `--only` names it.
  */
 const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>; whenNamed?: boolean }> = [
@@ -39,15 +39,16 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
 ];
 
 async function main(): Promise<void> {
-  const only = onlyPrefix(process.argv.slice(2));
+  const only = onlyPrefixes(process.argv.slice(2));
   const startedAt = new Date().toISOString();
   const figures: Figure[] = [];
   for (const group of GROUPS) {
-    if (only && !group.prefix.startsWith(only) && !only.startsWith(group.prefix)) continue;
-    if (group.whenNamed && !only?.startsWith(group.prefix)) continue;
+    const named = only?.find((prefix) => group.prefix.startsWith(prefix) || prefix.startsWith(group.prefix));
+    if (only && named === undefined) continue;
+    if (group.whenNamed && !named?.startsWith(group.prefix)) continue;
     process.stderr.write(`running ${group.prefix} …\n`);
-    const measured = await group.run(only);
-    figures.push(...measured.filter((f) => !only || f.id.startsWith(only) || only.startsWith(group.prefix)), rssAfter(group.prefix));
+    const measured = await group.run(named);
+    figures.push(...measured.filter((f) => !named || f.id.startsWith(named) || named.startsWith(group.prefix)), rssAfter(group.prefix));
   }
   printTable(figures);
   writeFileSync(
@@ -67,9 +68,10 @@ function rssAfter(prefix: string): Figure {
   };
 }
 
-function onlyPrefix(args: string[]): string | undefined {
+/** `--only gateway` or `--only gateway,scale`: the groups whose prefix matches one of them. */
+function onlyPrefixes(args: string[]): string[] | undefined {
   const index = args.indexOf('--only');
-  return index >= 0 ? args[index + 1] : undefined;
+  return index >= 0 ? (args[index + 1] ?? '').split(',').filter(Boolean) : undefined;
 }
 
 function printTable(figures: Figure[]): void {

@@ -66,6 +66,9 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
   await server.start();
   const app = express();
   app.disable('x-powered-by');
+  // No ETag computed over every answer (a SHA-1 of each 125 KB passport): GraphQL answers come by
+  // POST and are not revalidated. GraphiQL's files keep theirs (sendFile computes its own).
+  app.disable('etag');
   const ide = options.ide ?? false;
   // A browser's GET /graphql: GraphiQL, or a JSON 404 naming GRAPHQL_IDE; anything else goes on.
   app.use(ide ? graphiqlRoutes('/graphql') : noGraphiql('/graphql'));

@@ -49,6 +49,8 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
   const door = graphqlDoor(options.pipeline, options.door);
   const app = express();
   app.disable('x-powered-by');
+  // Its answers go to a gateway by POST and are never revalidated: hashing each (107 KB for a questionnaire) for an ETag is waste.
+  app.disable('etag');
   app.use('/graphql', door.open);
   app.use(graphqlJsonBody(options.body));
   app.post('/graphql', async (req, res) => {

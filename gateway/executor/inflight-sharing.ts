@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
-import type { SubgraphClient, SubgraphRequest, SubgraphResponse } from './subgraph-client.js';
+import { type SubgraphClient, type SubgraphRequest, type SubgraphResponse, isQuery } from './subgraph-client.js';
 
 interface SharedFetch {
   waiters: number;
@@ -49,8 +49,9 @@ export class InflightSharing implements SubgraphClient {
 }
 
 /** Null when the fetch must go on its own: not a query, or a caller without an identity. */
-async function sharingKey({ query, operationName, variables }: SubgraphRequest, context: RequestContext): Promise<string | null> {
-  if (!/^\s*(query\b|\{)/.test(query)) return null;
+async function sharingKey(request: SubgraphRequest, context: RequestContext): Promise<string | null> {
+  if (!isQuery(request)) return null;
+  const { query, operationName, variables } = request;
   let identity;
   try {
     identity = await context.identity();

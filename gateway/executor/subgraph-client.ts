@@ -9,6 +9,11 @@ export interface SubgraphRequest {
   operationName?: string;
 }
 
+/** Whether the planner wrote a query (its documents start with their operation's keyword, or `{`): never a mutation. */
+export function isQuery(request: SubgraphRequest): boolean {
+  return /^\s*(query\b|\{)/.test(request.query);
+}
+
 /** A subgraph's answer, as GraphQL over HTTP carries it. */
 export interface SubgraphResponse {
   data?: Record<string, unknown> | null;

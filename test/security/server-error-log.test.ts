@@ -93,6 +93,6 @@ test('a subgraph that is down: 500 INTERNAL_ERROR and one line with the cause, n
   expect(answer.status).toBe(500);
   expect(answer.text).not.toContain('127.0.0.1');
   expect(serverErrors(sut)).toEqual([
-    expect.objectContaining({ requestId: answer.headers.get('x-request-id'), door: 'core', route: '/models', status: 500, codes: ['INTERNAL_ERROR'], causes: [{ class: expect.any(String), message: expect.stringContaining('fetch failed') }] }),
+    expect.objectContaining({ requestId: answer.headers.get('x-request-id'), door: 'core', route: '/models', status: 500, codes: ['INTERNAL_ERROR'], causes: [{ class: expect.any(String), message: 'the models subgraph could not be reached: ECONNREFUSED' }] }),
   ]);
 });
