@@ -10,7 +10,7 @@ import { projectPath } from '../kernel/project.js';
 import { wrkAvailable } from './wrk.js';
 import { VARIED_VERSIONS } from './gateway.bench.js';
 
-const ROUNDS = 3;
+const ROUNDS = 5;
 const SECONDS = 5;
 const MODEL = 're-indicators-specification';
 const SAMPLE = projectPath('examples', 'models', MODEL);
