@@ -3,6 +3,8 @@ import { GraphQLError, parse } from 'graphql';
 import { executeSubgraph } from '../../../kernel/graphql/execute-subgraph.js';
 import { FEDERATION_LINK } from '../../federation/tiny-federation.js';
 
+const registryDown = new GraphQLError('the registry is unavailable', { extensions: { code: 'REGISTRY_UNAVAILABLE' } });
+
 /**
  * executeSubgraph runs an operation with graphql-js the first time and compiled (graphql-jit) from
  * the second on: every answer, errors and partial data included, must read the same either way.
@@ -19,7 +21,7 @@ const schema = buildSubgraphSchema({
       questionnaire: (_: unknown, { model }: { model: string }) =>
         Array.from({ length: 3 }, (_, i) => ({ id: `${model}-${i}`, weight: i / 2, questions: [{ id: `q${i}`, answers: [{ id: 'a', score: i }] }] })),
       broken: () => {
-        throw new GraphQLError('the registry is unavailable', { extensions: { code: 'REGISTRY_UNAVAILABLE' } });
+        throw registryDown;
       },
       brokenRequired: () => ({ count: null }),
     },
@@ -56,6 +58,14 @@ test('errors, partial data and entity fetches read the same executed and compile
   }
   const [partial] = await threeTimes('{ broken questionnaire(model: "x") { id } }');
   expect(partial.errors).toEqual([expect.objectContaining({ message: 'the registry is unavailable', path: ['broken'], extensions: { code: 'REGISTRY_UNAVAILABLE' } })]);
+});
+
+test('a compiled run keeps the error its resolver threw, so the log line of a 5xx still names its cause', async () => {
+  const document = parse('{ broken }');
+  for (let run = 0; run < 3; run++) {
+    const answer = await executeSubgraph({ schema, document, contextValue: {} });
+    expect(answer.errors?.[0]?.originalError).toBe(registryDown);
+  }
 });
 
 test('variables that do not fit are BAD_USER_INPUT with graphql-js wording, however often they come', async () => {
