@@ -35,7 +35,12 @@ async function startSubgraph(behaviour: { closeSecondRequest?: boolean; answer?:
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  stopAtScopeEnd(() => new Promise<void>((resolve) => server.close(() => resolve())).finally(() => server.closeAllConnections()));
+  // Connections are cut first: a stalled answer would otherwise keep close() waiting.
+  stopAtScopeEnd(() => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    return closed;
+  });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, received };
 }
 
