@@ -20,6 +20,7 @@ import { upstreamTimeout } from '../gateway/pipeline/upstream-timeout.js';
 import { operationLimits } from '../gateway/pipeline/operation-limits.js';
 import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
 import { type Refusal, httpServer } from '../kernel/http/http-server.js';
+import { type MessageClasses, expressMessages } from '../kernel/http/express-messages.js';
 import { graphqlRefusal } from '../kernel/http/graphql-body.js';
 import { RequestPipeline } from '../gateway/pipeline/pipeline.js';
 import { requestId } from '../gateway/pipeline/request-id.js';
@@ -127,7 +128,7 @@ async function startRole(proc: Process): Promise<void> {
       door: `subgraph:${role.subgraph}`,
       pipeline: proc.pipeline,
     });
-    await listen(proc, `subgraph:${role.subgraph}`, role.port, app, graphqlRefusal);
+    await listen(proc, `subgraph:${role.subgraph}`, role.port, app, graphqlRefusal, expressMessages(app));
     return;
   }
   const subgraphs: Record<string, SubgraphClient> = {};
@@ -158,7 +159,7 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     pipeline: proc.pipeline,
   });
   proc.closers.push(() => endpoint.server.stop());
-  await listen(proc, 'gateway', http.ports.gateway, endpoint.app, graphqlRefusal);
+  await listen(proc, 'gateway', http.ports.gateway, endpoint.app, graphqlRefusal, expressMessages(endpoint.app));
   for (const facade of FACADES) {
     // Derived from the routes once, when first asked for (rest-facade/openapi.ts).
     let document: unknown;
@@ -275,10 +276,13 @@ function boundPort(proc: Process, listener: string): number | undefined {
   return (proc.listeners[listener]?.address() as AddressInfo | null)?.port;
 }
 
-/** `handler`: an express app, or a facade's request listener; `refuse`: the envelope of its own refusals. */
-function listen(proc: Process, name: string, port: number, handler: RequestListener, refuse: Refusal): Promise<void> {
+/**
+ * `handler`: an express app (with its `messages`, kernel/http/express-messages.ts), or a facade's
+ * request listener; `refuse`: the envelope of its own refusals.
+ */
+function listen(proc: Process, name: string, port: number, handler: RequestListener, refuse: Refusal, messages?: MessageClasses): Promise<void> {
   return new Promise((resolve, reject) => {
-    const server = httpServer(stoppingAware(name, handler, () => proc.stopping), proc.config.http.limits, refuse).listen(port, proc.config.http.host);
+    const server = httpServer(stoppingAware(name, handler, () => proc.stopping), proc.config.http.limits, refuse, messages).listen(port, proc.config.http.host);
     server.once('listening', () => {
       proc.listeners[name] = server;
       resolve();

@@ -9,13 +9,18 @@ import type { RequestPlugin } from './pipeline.js';
 export function upstreamTimeout(timeoutMs: number): RequestPlugin {
   return {
     async onSubgraphFetch(fetch, send) {
-      const signal = AbortSignal.timeout(timeoutMs);
-      fetch.signal = signal;
+      // A timer cleared when the fetch ends, not AbortSignal.timeout, whose timer and signal stay
+      // behind for the whole timeout after every fetch.
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), timeoutMs);
+      fetch.signal = controller.signal;
       try {
         return await send();
       } catch (error) {
-        if (!signal.aborted) throw error;
+        if (!controller.signal.aborted) throw error;
         throw new GraphQLError(`the ${fetch.subgraph} subgraph did not answer within ${timeoutMs} ms`, { extensions: { code: 'SUBGRAPH_TIMEOUT' } });
+      } finally {
+        clearTimeout(timer);
       }
     },
   };

@@ -1,6 +1,7 @@
 import { type RequestListener, type Server, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DomainError } from '../errors.js';
+import type { MessageClasses } from './express-messages.js';
 
 /** `SERVER_HEADERS_TIMEOUT_MS`, `SERVER_REQUEST_TIMEOUT_MS`, `SERVER_KEEP_ALIVE_TIMEOUT_MS`, `SERVER_MAX_CONNECTIONS`. */
 export interface ServerLimits {
@@ -26,11 +27,12 @@ const TIMEOUT_CHECK_MS = 1000;
 /**
  * An HTTP server with the process's timeouts and connection cap, whose own refusals (headers too
  * large, a request sent too slowly, a request that is not HTTP) answer in the door's envelope
- * instead of Node's bare status line.
+ * instead of Node's bare status line. `messages`: the request and answer classes, for an express
+ * app (express-messages.ts).
  */
-export function httpServer(handler: RequestListener, limits: ServerLimits, refuse: Refusal): Server {
+export function httpServer(handler: RequestListener, limits: ServerLimits, refuse: Refusal, messages?: MessageClasses): Server {
   const server = createServer(
-    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_MS, ...messages },
     handler,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;

@@ -78,13 +78,12 @@ export class PostgresServer {
     this.frozen.push(postmaster);
     process.kill(postmaster, 'SIGSTOP');
     for (const pid of childrenOf(postmaster)) {
-      this.frozen.push(pid);
-      process.kill(pid, 'SIGSTOP');
+      if (signal(pid, 'SIGSTOP')) this.frozen.push(pid);
     }
   }
 
   thaw(): void {
-    for (const pid of this.frozen.splice(0)) process.kill(pid, 'SIGCONT');
+    for (const pid of this.frozen.splice(0)) signal(pid, 'SIGCONT');
   }
 
   async destroy(): Promise<void> {
@@ -106,6 +105,20 @@ async function postgresIds(): Promise<[number, number]> {
 }
 
 /** The processes whose parent is `pid` (Linux: /proc/<pid>/stat, the parent after the command's closing parenthesis). */
+/**
+ * False when the process is gone: a backend can end between the listing and the signal, and one
+ * that was already exiting when frozen (a zombie) is reaped by the postmaster once that continues.
+ */
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
 function childrenOf(pid: number): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))

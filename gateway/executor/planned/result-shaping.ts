@@ -101,7 +101,7 @@ const UNSUPPORTED = Symbol('unsupported selection');
 function compileSelectionSet(schema: GraphQLSchema, selectionSet: SelectionSet, conditionVariables: Set<string>): Selection[] {
   const parentType = schema.getType(selectionSet.parentType.name);
   if (!parentType || !isCompositeType(parentType)) throw UNSUPPORTED;
-  return selectionSet.selections().map((selection): Selection => {
+  const selections = selectionSet.selections().map((selection): Selection => {
     const included = compileCondition(selection.element, conditionVariables);
     if (selection.kind === 'FieldSelection') return compileField(schema, selection.element, selection.selectionSet, parentType, conditionVariables, included);
     const typeName = selection.element.typeCondition?.name;
@@ -109,6 +109,19 @@ function compileSelectionSet(schema: GraphQLSchema, selectionSet: SelectionSet, 
     if (typeCondition !== null && !isCompositeType(typeCondition)) throw UNSUPPORTED;
     return { kind: 'fragment', typeCondition, selections: compileSelectionSet(schema, selection.selectionSet, conditionVariables), included };
   });
+  if (selections.every(isPlainField)) PLAIN.add(selections);
+  return selections;
+}
+
+/**
+ * Selection sets of fields only (no fragment, `__typename` or condition), whose own fields' selection
+ * sets are plain too: data that has exactly their fields, in order, with valid values, is already
+ * its own answer (`adoptable`).
+ */
+const PLAIN = new WeakSet<Selection[]>();
+
+function isPlainField(selection: Selection): boolean {
+  return selection.kind === 'field' && !selection.isTypename && !selection.included && (!selection.selections || PLAIN.has(selection.selections));
 }
 
 function compileField(
@@ -209,6 +222,10 @@ function updateValue(run: ShapingRun, outputValue: unknown, shape: ValueShape, i
     run.flags = 0;
     return outputValue;
   }
+  if (outputValue === undefined && selections && PLAIN.has(selections) && adoptable(shape, inputValue, selections)) {
+    run.flags = 0;
+    return inputValue;
+  }
   if (shape.kind === 'nonNull') {
     const updated = updateValue(run, outputValue, shape.of, inputValue, selections, parentType);
     if (updated !== null) {
@@ -275,6 +292,36 @@ function updateObject(run: ShapingRun, outputValue: unknown, type: GraphQLCompos
   const bubbled = applySelections(run, input, selections, output, objectType);
   run.flags = bubbled ? HAS_ERRORS : 0;
   return bubbled ? null : output;
+}
+
+/**
+ * Whether a subgraph's value is, as it stands, what shaping would build from it: every object with
+ * exactly the selected fields in order (nothing the plan added), no null where the type forbids it,
+ * every leaf valid. Then it is the answer, and the request does not build a second copy of it (the
+ * questionnaire's 2,267 objects): fewer allocations, shorter young-generation pauses. A walk that
+ * allocates nothing; when it fails, shaping goes on as before and finds the same errors.
+ */
+function adoptable(shape: ValueShape, value: unknown, selections: Selection[] | null): boolean {
+  if (value === null || value === undefined) return shape.kind !== 'nonNull' && value === null;
+  switch (shape.kind) {
+    case 'nonNull':
+      return adoptable(shape.of, value, selections);
+    case 'list':
+      return Array.isArray(value) && value.every((element) => adoptable(shape.of, element, selections));
+    case 'composite':
+      return typeof value === 'object' && !Array.isArray(value) && hasExactly(value as Record<string, unknown>, selections!);
+    case 'leaf':
+      return !shape.valid || shape.valid(value);
+  }
+}
+
+function hasExactly(object: Record<string, unknown>, selections: Selection[]): boolean {
+  let index = 0;
+  for (const key in object) {
+    const selection = selections[index++] as FieldSelection | undefined;
+    if (selection?.responseName !== key || !adoptable(selection.value, object[key], selection.selections)) return false;
+  }
+  return index === selections.length;
 }
 
 function typeConditionApplies(schema: GraphQLSchema, typeCondition: GraphQLCompositeType | null, typename: string | undefined, parentType: GraphQLNamedType): boolean {

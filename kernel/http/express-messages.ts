@@ -1,0 +1,35 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express } from 'express';
+
+/** The classes a Node HTTP server builds each request and answer from (its `IncomingMessage` and `ServerResponse` options). */
+export interface MessageClasses {
+  IncomingMessage: typeof IncomingMessage;
+  ServerResponse: typeof ServerResponse;
+}
+
+/**
+ * Request and answer classes for an express app, born with the app's own prototypes, which become
+ * `app.request` and `app.response`.
+ *
+ * Why: express hands every request the app's prototypes with `Object.setPrototypeOf` (its
+ * `app.handle`). On V8 that gives each request and answer a map of its own, held from the old
+ * generation, so the young generation's collections kept every request's objects alive after its
+ * answer and promoted them: 2 to 4 MB per scavenge, pauses of 4 to 7 ms, and the workers' p99
+ * (bench/PROFILE.md, "Workers"). Born with those prototypes, express's call changes nothing and V8
+ * returns early.
+ */
+export function expressMessages(app: Express): MessageClasses {
+  class AppRequest extends IncomingMessage {}
+  class AppResponse extends ServerResponse {}
+  adopt(AppRequest.prototype, app.request, app);
+  adopt(AppResponse.prototype, app.response, app);
+  app.request = AppRequest.prototype as Express['request'];
+  app.response = AppResponse.prototype as Express['response'];
+  return { IncomingMessage: AppRequest, ServerResponse: AppResponse as typeof ServerResponse };
+}
+
+/** `prototype` takes the place of express's per-app one: express's methods below it, `app` on it. */
+function adopt(prototype: object, appPrototype: object, app: Express): void {
+  Object.setPrototypeOf(prototype, Object.getPrototypeOf(appPrototype));
+  Object.defineProperty(prototype, 'app', { configurable: true, enumerable: true, writable: true, value: app });
+}
