@@ -307,7 +307,10 @@ function adoptable(shape: ValueShape, value: unknown, selections: Selection[] | 
     case 'nonNull':
       return adoptable(shape.of, value, selections);
     case 'list':
-      return Array.isArray(value) && value.every((element) => adoptable(shape.of, element, selections));
+      if (!Array.isArray(value)) return false;
+      // A loop, not `every`: this walk must not allocate a closure per list.
+      for (const element of value) if (!adoptable(shape.of, element, selections)) return false;
+      return true;
     case 'composite':
       return typeof value === 'object' && !Array.isArray(value) && hasExactly(value as Record<string, unknown>, selections!);
     case 'leaf':
