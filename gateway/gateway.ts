@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { apolloGateway } from './apollo-gateway.js';
 import { type ApolloExecutor, stockExecution } from './executor/apollo-executor.js';
-import { type ExecutorMode, type OperationExecutor, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
+import { type ExecutorMode, type OperationExecutor, type OperationRequest, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
 import { PlannedOperations } from './executor/planned/planned-operations.js';
 import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
@@ -13,7 +13,12 @@ export interface Gateway {
   schema: GraphQLSchema;
   /** Runs a REST route's operation (parsed and validated against `schema` at start-up). */
   execute(operation: PreparedOperation, variables: Record<string, unknown>, context: RequestContext): Promise<ExecutionResult>;
-  /** The executor of Apollo Server's requests (`/graphql`). */
+  /**
+   * A `/graphql` request's answer from the OperationExecutor of GATEWAY_EXECUTOR, with identical
+   * subgraph queries in flight shared; null when it declines (then `executor` has it answered).
+   */
+  answer(request: OperationRequest): Promise<ExecutionResult | null>;
+  /** The executor of Apollo Server's requests (`/graphql`): `answer`, else @apollo/gateway's own. */
   executor: ApolloExecutor;
   stop(): Promise<void>;
 }
@@ -56,13 +61,14 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   const stock = loaded.executor as ApolloExecutor;
   const stockRoute = stockExecution(stock, schema, options.logger);
   executor = options.executor === 'planned' ? new PlannedOperations(schema, supergraphSdl) : STOCK_ONLY;
+  const answer = (request: OperationRequest) => executor.execute(request, shared);
   return {
     schema,
+    answer,
     executor: async (requestContext) => {
       // Apollo Server's gateway request context: `context` is the request's RequestContext.
       const { document, request, context } = requestContext as { document: PreparedOperation['document']; request: { operationName?: string; variables?: Record<string, unknown> }; context: RequestContext };
-      const answer = await executor.execute({ document, operationName: request.operationName, variables: request.variables ?? {}, context }, shared);
-      return answer ?? stock(requestContext);
+      return (await answer({ document, operationName: request.operationName, variables: request.variables ?? {}, context })) ?? stock(requestContext);
     },
     async execute(prepared, variables, context) {
       const answer = await executor.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs);

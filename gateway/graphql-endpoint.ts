@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
@@ -17,6 +17,7 @@ import { documentSizeGuard } from './document-size-guard.js';
 import { type TrustedDocuments, trustedDocumentsGuard } from './trusted-documents.js';
 import { noIntrospection } from '../kernel/graphql/no-introspection.js';
 import { graphiqlRoutes, noGraphiql } from './ide.js';
+import { apolloAnswers } from './apollo-answers.js';
 
 export interface GraphQLEndpointOptions {
   gateway: Gateway;
@@ -44,8 +45,9 @@ export interface GraphQLEndpointOptions {
  */
 export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<{ app: Express; server: ApolloServer<RequestContext> }> {
   const door = graphqlDoor(options.pipeline);
+  const answers = apolloAnswers(options.gateway, options.supergraphSdl);
   const server = new ApolloServer<RequestContext>({
-    gateway: sharedGateway(options.gateway, options.supergraphSdl) as never,
+    gateway: answers.gateway as never,
     // Apollo Server's own rule would tell users to "pass introspection: true to ApolloServer".
     introspection: true,
     validationRules: options.introspection ? [] : [noIntrospection()],
@@ -61,7 +63,10 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     persistedQueries: options.trustedDocuments ? false : undefined,
     // Apollo's landing page loads Apollo Sandbox from a CDN: offline it is an error page. Our own
     // GraphiQL replaces it when GRAPHQL_IDE=true (ide.ts).
-    plugins: [door.plugin, ApolloServerPluginLandingPageDisabled()],
+    // Cache hints: no subgraph gives any, so every answer's policy was Apollo's `no-store`, which
+    // `noStore` below now sets. Apollo's plugin also pinned each request's whole pipeline in memory
+    // until a full collection (bench/PROFILE.md, "Requests that die young").
+    plugins: [door.plugin, answers.plugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
   });
   await server.start();
   const app = express();
@@ -74,6 +79,7 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
   app.use(ide ? graphiqlRoutes('/graphql') : noGraphiql('/graphql'));
   app.use(
     '/graphql',
+    noStore,
     door.open,
     graphqlJsonBody(options.body),
     documentSizeGuard(options.limits),
@@ -84,6 +90,12 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
   app.use(rejectUnreadableBody);
   return { app, server };
 }
+
+/** No answer of `/graphql` may be stored by a cache: what it says depends on the caller and on the moment. */
+const noStore: express.RequestHandler = (_req, res, next) => {
+  res.setHeader('cache-control', 'no-store');
+  next();
+};
 
 /**
  * The gateway port's other paths answer JSON, never express's HTML: `GET /` says where things are,
@@ -120,18 +132,6 @@ async function authenticatedContext(access: AccessControl, req: express.Request,
     throw refusal(fromGraphQLError(refused));
   }
   return context;
-}
-
-/** Apollo Server drives the gateway we already loaded (the REST facades share the same one). */
-function sharedGateway(gateway: Gateway, supergraphSdl: string) {
-  return {
-    load: async () => ({ executor: (requestContext: never) => gateway.executor(requestContext) }),
-    onSchemaLoadOrUpdate(callback: (schema: { apiSchema: typeof gateway.schema; coreSupergraphSdl: string }) => void) {
-      callback({ apiSchema: gateway.schema, coreSupergraphSdl: supergraphSdl });
-      return () => undefined;
-    },
-    stop: async () => undefined,
-  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import os from 'node:os';
 import type { Logger } from 'pino';
 import type { SystemConfig } from './config.js';
 
@@ -44,6 +45,11 @@ class Supervisor {
   start(): void {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => this.stop(signal));
     cluster.on('exit', (worker, code, signal) => this.exited(worker, code, signal));
+    // A worker per CPU leaves V8's collector threads no CPU of their own: a young collection
+    // spread over helper threads takes CPU from the other workers and waits for helpers that wait
+    // for a CPU. Young collections on each worker's own thread measured faster and with a shorter
+    // tail (bench/PROFILE.md, "Workers"); marking stays concurrent.
+    if (this.config.workers >= os.availableParallelism()) cluster.setupPrimary({ execArgv: [...process.execArgv, '--no-parallel-scavenge'] });
     for (let n = 0; n < this.config.workers; n++) this.fork();
   }
 

@@ -3,7 +3,8 @@ import { type SubgraphClient, type SubgraphRequest, type SubgraphResponse, isQue
 
 interface SharedFetch {
   waiters: number;
-  answer: Promise<{ response: SubgraphResponse; text: string | null }>;
+  /** Until the fetch settles: every caller has taken it by then, and no one finds the entry after. */
+  answer: Promise<{ response: SubgraphResponse; text: string | null }> | undefined;
 }
 
 /**
@@ -29,22 +30,34 @@ export class InflightSharing implements SubgraphClient {
     const running = this.inflight.get(key);
     if (running) {
       running.waiters += 1;
-      return JSON.parse((await running.answer).text!) as SubgraphResponse;
+      return JSON.parse((await running.answer!).text!) as SubgraphResponse;
     }
-    const shared: SharedFetch = { waiters: 1, answer: undefined as never };
-    const forget = () => this.inflight.delete(key);
-    shared.answer = this.client.fetch(request, context).then(
+    const shared: SharedFetch = { waiters: 1, answer: undefined };
+    const answer = this.client.fetch(request, context).then(
       (response) => {
-        forget();
+        this.forget(key, shared);
         return { response, text: shared.waiters > 1 ? JSON.stringify(response) : null };
       },
       (error: unknown) => {
-        forget();
+        this.forget(key, shared);
         throw error;
       },
     );
+    shared.answer = answer;
     this.inflight.set(key, shared);
-    return (await shared.answer).response;
+    return (await answer).response;
+  }
+
+  /**
+   * Why the entry lets go of its answer: a Map copies its entries into a new table as it grows and
+   * shrinks, and a discarded table that had reached the old generation still points at them until
+   * the next full collection. Through the entry it would keep the whole subgraph answer alive, so
+   * every young collection would promote answers long gone (bench/PROFILE.md, "Requests that die
+   * young").
+   */
+  private forget(key: string, shared: SharedFetch): void {
+    this.inflight.delete(key);
+    shared.answer = undefined;
   }
 }
 

@@ -70,7 +70,8 @@ interface ApolloExchange extends Exchange {
  * request, express's objects through our context, the answer) outlived the young generation's
  * collections and was promoted: 1.6 MB per scavenge on a one-field query, 4 ms pauses, and the
  * workers' p99 (bench/PROFILE.md, "Workers"). The copy shares these objects, so emptying them lets
- * the request go; what stays behind until the next full collection is a few small objects.
+ * the request go; what stays behind until the next full collection is a few small objects. Answers
+ * without errors no longer take that path (gateway/apollo-answers.ts); answers with errors do.
  */
 function release(apolloContext: GraphQLRequestContext<RequestContext> | undefined): void {
   if (!apolloContext) return;

@@ -68,6 +68,19 @@ describe('the unified graph serves the core capabilities as typed fields', () =>
     expect(answer.json.errors?.[0]?.message).toMatch(/introspection/i);
   });
 
+  test('no answer may be stored by a cache: an answer, an answer with errors, a refusal', async () => {
+    const answers = [
+      await query({ query: '{ modelVersions { model } }' }),
+      await query({ query: 'mutation { computeIndicators(input: { assessment: { indicatorSpecificationId: "x" }, payload: {} }) { modelVersion } }' }),
+      await call(graphql, 'POST', '/graphql', { body: { query: '{ modelVersions { model } }' } }),
+    ];
+    expect(answers.map((a) => [a.status, a.headers.get('cache-control')])).toEqual([
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [401, 'no-store'],
+    ]);
+  });
+
   test('CSRF prevention refuses a simple GET without a preflight-forcing header', async () => {
     const answer = await call(graphql, 'GET', `/graphql?query=${encodeURIComponent('{ modelVersions { model } }')}`, { headers: { authorization: `Bearer ${token}` } });
     expect(answer.status).toBe(400);

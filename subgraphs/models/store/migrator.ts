@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClient } from '@libsql/client';
+import { type Client, createClient } from '@libsql/client';
 import pg from 'pg';
 import { DomainError } from '../../../kernel/errors.js';
 import type { Backend } from './query-translator.js';
@@ -151,7 +151,7 @@ function sqliteSession(databaseUrl: string): MigrationSession {
     exclusively: (work) => work(),
     async createHistory() {
       // WAL: readers keep reading while a writer writes; the mode is stored in the database file.
-      await client.execute('PRAGMA journal_mode = WAL');
+      await walMode(client);
       await client.execute(
         `CREATE TABLE IF NOT EXISTS "${HISTORY}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`,
       );
@@ -185,4 +185,22 @@ function sqliteSession(databaseUrl: string): MigrationSession {
     },
     close: async () => client.close(),
   };
+}
+
+/**
+ * Switches a database file to WAL. Why the retries: the switch needs the file to itself, and SQLite
+ * answers SQLITE_BUSY at once, without its busy timeout, when another connection is opening the same
+ * new file: two workers starting on a fresh database (`WORKERS` > 1) failed one start in 30 or 60.
+ */
+async function walMode(client: Client): Promise<void> {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      await client.execute('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createClient } from '@libsql/client';
 import { diffSchemas, latestSnapshot, providerSchema } from '../../../../scripts/prisma-schemas.mjs';
 import { loadMigrations, migrate } from '../../../../subgraphs/models/store/migrator.js';
 import { canonicalJson } from '../../../../kernel/records/canonical-json.js';
@@ -161,6 +165,32 @@ onPostgres('migrators starting at once on one PostgreSQL database', () => {
     expect(await onDatabase('postgresql', database.url, 'SELECT name FROM _store_migrations ORDER BY name')).toEqual(
       names.map((name) => ({ name })),
     );
+  });
+});
+
+describe('a migrator that finds a new SQLite file in another connection\'s write (the workers of WORKERS > 1)', () => {
+  let folder: string;
+  beforeAll(() => {
+    folder = mkdtempSync(path.join(tmpdir(), 'cerise-migrators-'));
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  // Switching to WAL while another connection writes is SQLITE_BUSY at once, whatever the busy
+  // timeout: two workers starting on one new file failed one start in 30 to 60 that way.
+  test('waits for the write to end, then applies every migration', async () => {
+    const url = `file:${path.join(folder, 'records.db')}`;
+    const other = createClient({ url });
+    try {
+      await other.execute('CREATE TABLE other_work (n INTEGER)');
+      const write = await other.transaction('write');
+      await write.execute('INSERT INTO other_work VALUES (1)');
+      setTimeout(() => void write.commit(), 300);
+      const names = (await loadMigrations('sqlite')).map((migration) => migration.name);
+      expect(await migrate('sqlite', url)).toEqual(names);
+      expect(await onDatabase('sqlite', url, 'PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+    } finally {
+      other.close();
+    }
   });
 });
 
