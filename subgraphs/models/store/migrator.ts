@@ -189,8 +189,8 @@ function sqliteSession(databaseUrl: string): MigrationSession {
 
 /**
  * Switches a database file to WAL. Why the retries: the switch needs the file to itself, and SQLite
- * answers SQLITE_BUSY at once, without its busy timeout, when another connection is opening the same
- * new file: two workers starting on a fresh database (`WORKERS` > 1) failed one start in 30 or 60.
+ * answers SQLITE_BUSY at once, without its busy timeout, while another connection writes to it: two
+ * workers starting on a fresh database (`WORKERS` > 1) failed one start in 30 or 60.
  */
 async function walMode(client: Client): Promise<void> {
   const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
