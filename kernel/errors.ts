@@ -25,8 +25,6 @@ export const ERROR_STATUSES = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,
   VALIDATION_FAILED: 422,
-  // a registry refresh asked for within REGISTRY_REFRESH_MIN_INTERVAL_SECS of the last (answered with Retry-After)
-  TOO_MANY_REQUESTS: 429,
   HEADERS_TOO_LARGE: 431,
   STORE_ERROR: 502,
   // the records store is saturated: retry later (answered with Retry-After)

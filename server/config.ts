@@ -44,7 +44,7 @@ export interface HttpConfig {
 export interface RegistryConfig {
   catalog: CatalogLocation;
   fetch: FetchPolicy;
-  /** REGISTRY_REFRESH_MIN_INTERVAL_SECS: a refresh asked for sooner after the last one is 429. */
+  /** REGISTRY_REFRESH_MIN_INTERVAL_SECS: the least time between the end of one refresh run and the start of the next (a caller waits, never refused). */
   minRefreshIntervalSecs: number;
   /** REGISTRY_CATALOG_POLL_SECS: how often a catalog URL is asked whether it changed; 0: never. */
   catalogPollSecs: number;
@@ -227,7 +227,7 @@ function readRegistryConfig(env: Env): RegistryConfig {
       // 16 MiB: eight times the largest published artifact (docs/DECISIONS.md, "Reliability and limits").
       maxBytes: optional(env, 'REGISTRY_ARTIFACT_MAX_BYTES', integer({ min: 1 }), 16 * 1024 * 1024),
     },
-    minRefreshIntervalSecs: optional(env, 'REGISTRY_REFRESH_MIN_INTERVAL_SECS', integer({ min: 0 }), 5),
+    minRefreshIntervalSecs: optional(env, 'REGISTRY_REFRESH_MIN_INTERVAL_SECS', integer({ min: 0 }), 1),
     catalogPollSecs: optional(env, 'REGISTRY_CATALOG_POLL_SECS', integer({ min: 0 }), 30),
   };
 }

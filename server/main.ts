@@ -5,6 +5,7 @@ import { createLogger } from '../kernel/logger.js';
 import { type SystemConfig, readSystemConfig } from './config.js';
 import { startSystem } from './system.js';
 import { othersDrained, reportListening, superviseWorkers } from './workers.js';
+import { WorkerRefresh } from './worker-refresh.js';
 
 /**
  * `npm run serve`: configuration from the environment only, the way a deployment starts it.
@@ -34,7 +35,8 @@ function readConfig(): SystemConfig {
 
 /** Runs the role in this process: alone, or as one of the primary's workers. */
 async function serve(config: SystemConfig): Promise<void> {
-  const starting = startSystem(config, { othersDrained: cluster.isWorker ? othersDrained : undefined }).catch((error: Error) => {
+  const worker = cluster.isWorker ? { othersDrained, refreshCoordinator: () => new WorkerRefresh() } : {};
+  const starting = startSystem(config, worker).catch((error: Error) => {
     console.error(`startup failed: ${error.message}`);
     process.exit(1);
   });

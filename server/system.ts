@@ -30,7 +30,7 @@ import { SUBGRAPH_NAMES, type SubgraphName, type SubgraphServices, buildSubgraph
 import { ArtifactFetcher } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { catalogSource } from '../subgraphs/models/adapters/catalog-source.js';
 import { WorkerArtifactPreparer } from '../subgraphs/models/adapters/artifact-preparer.js';
-import { ModelRegistry, type RefreshReport } from '../subgraphs/models/domain/registry/model-registry.js';
+import { LocalRefresh, ModelRegistry, type RefreshCoordinator, type RefreshReport } from '../subgraphs/models/domain/registry/model-registry.js';
 import { AdminService } from '../subgraphs/models/domain/admin/admin-service.js';
 import { RecordService } from '../subgraphs/models/domain/records/record-service.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
@@ -70,6 +70,7 @@ interface Process {
   listeners: Record<string, Server>;
   /** Told to stop: the probes answer 503 (server/stopping.ts). */
   stopping: boolean;
+  options: SystemOptions;
 }
 
 export interface SystemOptions {
@@ -79,6 +80,11 @@ export interface SystemOptions {
    * the deadline (epoch milliseconds): a worker's core serves its siblings too (server/workers.ts).
    */
   othersDrained?: (deadline: number) => Promise<void>;
+  /**
+   * A worker's: its registry's refresh runs are the primary's, for every worker at once
+   * (server/worker-refresh.ts); without it this process refreshes, and polls its catalog, alone.
+   */
+  refreshCoordinator?: () => RefreshCoordinator;
 }
 
 /** Starts what the configuration's process role asks for (DECISIONS section 1). */
@@ -90,7 +96,7 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
   logger ??= createLogger({ level: config.logLevel, sensitiveHeaders: authenticator.credentialHeaders });
   const access = { authenticator, authorizer: new Authorizer(config.auth.policy) };
   const metrics = new ServiceMetrics();
-  const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger), closers: [], listeners: {}, stopping: false };
+  const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger), closers: [], listeners: {}, stopping: false, options };
   try {
     await startRole(proc);
   } catch (error) {
@@ -210,8 +216,8 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
   proc.closers.push(() => preparer.close());
   const notifier = openRegistryNotifier(models.databaseUrl, models.storeLimits, proc.logger);
   if (notifier) proc.closers.push(() => notifier.close());
-  const minRefreshIntervalMs = models.registry.minRefreshIntervalSecs * 1000;
-  const sources = { catalog: catalogSource(models.registry.catalog, fetcher), artifacts: fetcher, preparer, minRefreshIntervalMs, notifier };
+  const sources = { catalog: catalogSource(models.registry.catalog, fetcher), artifacts: fetcher, preparer, notifier };
+  const coordinator = proc.options.refreshCoordinator?.();
   const registry = new ModelRegistry(sources, {
     refreshed: (report) => {
       proc.metrics.registryModels(report.models_found);
@@ -219,9 +225,9 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
     },
     validated: (report) => report.results.forEach((r) => proc.metrics.validation(r.kind, r.passed)),
     backgroundRefreshFailed: (error) => proc.logger.warn({ reason: error.message }, 'registry: a refresh no caller asked for failed; the loaded models stay in use'),
-  });
+  }, coordinator ?? new LocalRefresh(models.registry.minRefreshIntervalSecs * 1000));
   await initialLoad(proc, registry);
-  pollCatalog(proc, registry);
+  if (!coordinator) pollCatalog(proc, registry);
   const admin = new AdminService(
     registry,
     store,

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { SystemConfig } from './config.js';
+import { RegistryConductor } from './registry-conductor.js';
 
 /**
  * `WORKERS` > 1 (docs/DEPLOYMENT.md): the primary forks that many workers with node:cluster, each
@@ -36,11 +37,20 @@ class Supervisor {
   private started = false;
   private stopping = false;
   private clean = true;
+  /** The registry's refresh runs, one for all workers (server/registry-conductor.ts); none without a models subgraph. */
+  private readonly registry?: RegistryConductor;
 
   constructor(
     private readonly config: SystemConfig,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    const models = config.models;
+    if (models) {
+      const { catalog, catalogPollSecs, minRefreshIntervalSecs } = models.registry;
+      const pollMs = catalog.kind === 'url' ? catalogPollSecs * 1000 : 0;
+      this.registry = new RegistryConductor({ spacingMs: minRefreshIntervalSecs * 1000, pollMs });
+    }
+  }
 
   start(): void {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => this.stop(signal));
@@ -49,13 +59,16 @@ class Supervisor {
     // spread over helper threads takes CPU from the other workers and waits for helpers that wait
     // for a CPU. Young collections on each worker's own thread measured faster and with a shorter
     // tail (bench/PROFILE.md, "Workers"); marking stays concurrent.
-    if (this.config.workers >= os.availableParallelism()) cluster.setupPrimary({ execArgv: [...process.execArgv, '--no-parallel-scavenge'] });
+    const execArgv = this.config.workers >= os.availableParallelism() ? [...process.execArgv, '--no-parallel-scavenge'] : process.execArgv;
+    // Structured clone: a refresh's artifacts cross to every worker as bytes, not as JSON arrays of numbers.
+    cluster.setupPrimary({ execArgv, serialization: 'advanced' });
     for (let n = 0; n < this.config.workers; n++) this.fork();
   }
 
   private fork(): void {
     const worker = cluster.fork();
     this.live.set(worker.id, worker);
+    this.registry?.adopt(worker);
     worker.on('message', (message: Report) => {
       if (message?.cerise === 'listening') this.listened(worker, message.ports);
       if (message?.cerise === 'others-drained') {
@@ -79,6 +92,7 @@ class Supervisor {
 
   private exited(worker: Worker, code: number | null, signal: string | null): void {
     this.live.delete(worker.id);
+    this.registry?.release(worker);
     this.listening.delete(worker.id);
     this.othersDrained.delete(worker.id);
     const workerPid = worker.process.pid;
@@ -115,6 +129,7 @@ class Supervisor {
     if (this.stopping) return;
     this.stopping = true;
     for (const timer of this.restarts) clearTimeout(timer);
+    this.registry?.stop();
     this.logger.info({ signal, workers: this.live.size }, 'stopping');
     for (const worker of this.live.values()) worker.process.kill(signal);
     this.exitOnceAllStopped();

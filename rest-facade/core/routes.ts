@@ -234,14 +234,14 @@ export const coreFacade: Facade = {
       respond: ({ refreshRegistry: r }) => json({ refreshed_at: r.refreshedAt, models_found: r.modelsFound, errors: r.errors.map(registryError) }),
       openapi: {
         summary:
-          'reload the catalog and artifacts (REGISTRY_ERROR when the catalog cannot be loaded: the previous index stays; ' +
-          'TOO_MANY_REQUESTS with Retry-After within REGISTRY_REFRESH_MIN_INTERVAL_SECS of the last refresh)',
+          'reload the catalog and artifacts; answered once every worker serves the result (REGISTRY_ERROR when the catalog ' +
+          'cannot be loaded: the previous index stays). Refreshes asked for while one runs share the next run',
         responses: ok('refresh report', {
           type: 'object',
           properties: { refreshed_at: { type: 'string', format: 'date-time' }, models_found: { type: 'integer' }, errors: { type: 'array', items: ref('RegistryError') } },
         }),
       },
-      errors: ['REGISTRY_ERROR', 'TOO_MANY_REQUESTS'],
+      errors: ['REGISTRY_ERROR'],
     }),
   ],
 };

@@ -3,7 +3,7 @@ import { JwksServer } from '../support/jwks-server.js';
 import { miniModelHost } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { AUTHENTICATING_EDGES, EDGES, bearer, errorCode, probe } from '../support/edges.js';
-import { type TestSystem, startTestSystem } from '../support/system.js';
+import { type InProcessSystem, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue 8, faults: the identity provider's key set goes down, comes back, rotates; the system never
@@ -23,7 +23,7 @@ afterAll(() => host?.stop());
 const READ = { scope: 'records:read' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function expectEveryEdge(sut: TestSystem, token: string, expected: (edge: (typeof EDGES)[number]) => { status: number; code?: string }) {
+async function expectEveryEdge(sut: InProcessSystem, token: string, expected: (edge: (typeof EDGES)[number]) => { status: number; code?: string }) {
   for (const edge of EDGES) {
     const answer = await probe(sut, edge, bearer(token));
     const want = expected(edge);
@@ -38,12 +38,12 @@ const unavailable = (edge: (typeof EDGES)[number]) =>
 
 describe('key set down with keys cached (AUTH_JWKS_REFRESH_SECS=1)', () => {
   let idp: JwksServer;
-  let sut: TestSystem;
+  let sut: InProcessSystem;
 
   beforeAll(async () => {
     fakeDateOnly();
     idp = await JwksServer.start();
-    sut = await startTestSystem({ ...registryEnv, ...idp.authEnv(), AUTH_JWKS_REFRESH_SECS: '1' });
+    sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv(), AUTH_JWKS_REFRESH_SECS: '1' });
   });
   afterAll(async () => {
     await sut?.stop();
@@ -73,7 +73,7 @@ describe('key set down with nothing cached', () => {
     const idp = await JwksServer.start();
     const token = await idp.sign(READ);
     await idp.down();
-    const sut = await startTestSystem({ ...registryEnv, ...idp.authEnv() });
+    const sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv() });
     try {
       await expectEveryEdge(sut, token, unavailable);
     } finally {
@@ -86,7 +86,7 @@ describe('key set down with nothing cached', () => {
 describe('key rotation without a restart', () => {
   test('with a short AUTH_JWKS_REFRESH_SECS: the new key is used once the cache expires, the retired one stops', async () => {
     const idp = await JwksServer.start();
-    const sut = await startTestSystem({ ...registryEnv, ...idp.authEnv(), AUTH_JWKS_REFRESH_SECS: '1' });
+    const sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv(), AUTH_JWKS_REFRESH_SECS: '1' });
     try {
       const old = await idp.sign(READ);
       await expectEveryEdge(sut, old, accepted);
@@ -103,13 +103,13 @@ describe('key rotation without a restart', () => {
 
   describe('with the default cache (1 h): through the unknown-kid refetch', () => {
     let idp: JwksServer;
-    let sut: TestSystem;
+    let sut: InProcessSystem;
 
     // Only Date is faked (advancing in real time), to step past the 30 s refetch window.
     beforeAll(async () => {
       fakeDateOnly();
       idp = await JwksServer.start();
-      sut = await startTestSystem({ ...registryEnv, ...idp.authEnv() });
+      sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv() });
     });
     afterAll(async () => {
       await sut?.stop();

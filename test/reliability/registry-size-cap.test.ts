@@ -28,7 +28,7 @@ beforeAll(async () => {
   host.serve('/big/1.0/schema.json', { stream: {} });
   host.serve('/big/1.0/shacl.ttl', { stream: { contentLength: 2 ** 30 } });
   host.serve('/catalog.json', JSON.stringify([...miniEntries, { model: 'big', version: '1.0', base_url: `${host.url}/big/1.0/` }]));
-  sut = await startTestSystem({ ...NO_AUTH, ...mini.env, REGISTRY_ARTIFACT_MAX_BYTES: String(MAX_BYTES) }, { logs: true });
+  sut = await startTestSystem({ ...NO_AUTH, ...mini.env, REGISTRY_ARTIFACT_MAX_BYTES: String(MAX_BYTES) });
   core = sut.url('core');
 });
 afterAll(async () => {
@@ -100,7 +100,7 @@ test('a catalog file over the cap (REGISTRY_CATALOG_FILE): logged at start-up, n
   try {
     const file = path.join(dir, 'catalog.json');
     writeFileSync(file, JSON.stringify(miniEntries).padEnd(MAX_BYTES + 1));
-    const fileSystem = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_FILE: file, REGISTRY_ARTIFACT_MAX_BYTES: String(MAX_BYTES) }, { logs: true });
+    const fileSystem = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_FILE: file, REGISTRY_ARTIFACT_MAX_BYTES: String(MAX_BYTES) });
     expect((await call(fileSystem.url('core'), 'GET', '/admin/ready')).status).toBe(503);
     expect(fileSystem.logs).toContainEqual(expect.objectContaining({ reason: `catalog could not be loaded: ${file} ${CAP_MESSAGE}: reading stopped there` }));
   } finally {

@@ -3,7 +3,7 @@ import { JwksServer, nowSecs } from '../support/jwks-server.js';
 import { miniModelHost } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { EDGES, bearer, errorCode, probe } from '../support/edges.js';
-import { type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type InProcessSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue 8, auth attacks, through every facade that decides on credentials (test/rest-facade/core/auth-modes
@@ -24,11 +24,11 @@ const READ = { scope: 'records:read' };
 
 describe('hostile bearer tokens at every edge', () => {
   let idp: JwksServer;
-  let sut: TestSystem;
+  let sut: InProcessSystem;
 
   beforeAll(async () => {
     idp = await JwksServer.start();
-    sut = await startTestSystem({ ...registryEnv, ...idp.authEnv() });
+    sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv() });
   });
   afterAll(async () => {
     await sut?.stop();
@@ -64,14 +64,14 @@ describe('hostile bearer tokens at every edge', () => {
 
 describe('a flood of unknown kids', () => {
   let idp: JwksServer;
-  let sut: TestSystem;
+  let sut: InProcessSystem;
 
   // Only Date is faked (advancing in real time) so the test can step past the 30 s window; the key
   // set's clock is Date.now, read when the system starts.
   beforeAll(async () => {
     fakeDateOnly();
     idp = await JwksServer.start();
-    sut = await startTestSystem({ ...registryEnv, ...idp.authEnv() });
+    sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv() });
   });
   afterAll(async () => {
     await sut?.stop();
@@ -119,7 +119,7 @@ describe('forward_auth spoofing', () => {
   const identity = { 'x-auth-subject': 'alice', 'x-auth-scopes': 'records:read' };
 
   test('identity headers from a peer outside AUTH_FORWARD_TRUSTED_PROXIES: 401 at every authenticating edge', async () => {
-    const sut = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/8,::ffff:10.0.0.0/104' });
+    const sut = await startInProcessSystem({ ...registryEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/8,::ffff:10.0.0.0/104' });
     try {
       for (const edge of EDGES.filter((e) => e.listener !== 'indicators')) {
         const answer = await probe(sut, edge, identity);
@@ -131,7 +131,7 @@ describe('forward_auth spoofing', () => {
   });
 
   test('from a trusted peer: accepted; a blank or missing subject is 401 at every authenticating edge', async () => {
-    const sut = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth' });
+    const sut = await startInProcessSystem({ ...registryEnv, AUTH_MODE: 'forward_auth' });
     try {
       for (const edge of EDGES.filter((e) => e.listener !== 'indicators')) {
         expect((await probe(sut, edge, identity)).status).toBe(edge.acceptedStatus);
@@ -148,10 +148,10 @@ describe('forward_auth spoofing', () => {
   // Issue 13, item 6: the delegated validation works in forward_auth mode, without laundering headers.
   test('the indicator facade forwards identity headers to the core only when they authenticated here', async () => {
     const indicators = EDGES.find((e) => e.listener === 'indicators')!;
-    const untrusted = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/8,::ffff:10.0.0.0/104' });
+    const untrusted = await startInProcessSystem({ ...registryEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/8,::ffff:10.0.0.0/104' });
     const spoofed = await call(untrusted.url('indicators'), 'POST', '/compute', { body: indicators.body, headers: identity });
     expect({ status: spoofed.status, code: errorCode(spoofed) }).toEqual({ status: 401, code: 'CORE_UNAUTHORIZED' });
-    const trusted = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth' });
+    const trusted = await startInProcessSystem({ ...registryEnv, AUTH_MODE: 'forward_auth' });
     expect((await call(trusted.url('indicators'), 'POST', '/compute', { body: indicators.body, headers: identity })).status).toBe(indicators.acceptedStatus);
   });
 });

@@ -45,9 +45,7 @@ beforeAll(async () => {
       REGISTRY_REQUIRE_HTTPS: 'false',
       REGISTRY_FETCH_TIMEOUT_MS: '5000',
       REGISTRY_ARTIFACT_MAX_BYTES: '65536',
-    },
-    { logs: true },
-  );
+  });
   core = sut.url('core');
   host.serve(
     '/catalog.json',

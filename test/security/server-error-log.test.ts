@@ -30,7 +30,7 @@ describePostgres('the records store down', () => {
     proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
     target.hostname = '127.0.0.1';
     target.port = String(proxy.port);
-    sut = await startTestSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: target.toString() }, { logs: true });
+    sut = await startTestSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: target.toString() });
     // Registered after the system: brought back before the database is dropped.
     expect((await coreCreate(sut.url('core'), widget(), randomUUID(), bearer(token))).status).toBe(200);
     await proxy.down();
@@ -86,9 +86,7 @@ test('a subgraph that is down: 500 INTERNAL_ERROR and one line with the cause, n
       MODELS_SUBGRAPH_URL: refused,
       INDICATORS_SUBGRAPH_URL: refused,
       IMPACT_SUBGRAPH_URL: refused,
-    },
-    { logs: true },
-  );
+  });
   const answer = await call(sut.url('core'), 'GET', '/models');
   expect(answer.status).toBe(500);
   expect(answer.text).not.toContain('127.0.0.1');

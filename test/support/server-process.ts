@@ -8,7 +8,8 @@ import { GATEWAY_EXECUTOR } from './executor-mode.js';
 
 /**
  * The built server (`node dist/server/main.js`, run `npm run build` first) as a child process, the
- * way a deployment runs it, on free ports it reports in its `started` log line.
+ * way a deployment runs it (every default setting, one worker per CPU), on free ports it reports in
+ * its `started` log line.
  *
  *   const server = await spawnServer({ ...NO_AUTH, ...env });
  *   server.url('core'); server.signal('SIGTERM'); await server.exited;
@@ -38,10 +39,6 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       RECORDS_PORT: '0',
       GATEWAY_PORT: '0',
       LOG_LEVEL: 'info',
-      // Tests refresh the registry back to back; the refresh rate limit's own tests set it.
-      REGISTRY_REFRESH_MIN_INTERVAL_SECS: '0',
-      // One process unless a test asks for workers: what a test observes then answers from one place.
-      WORKERS: '1',
       GATEWAY_EXECUTOR,
       ...env,
     },

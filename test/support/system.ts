@@ -8,22 +8,70 @@ import { readSystemConfig } from '../../server/config.js';
 import { type RunningSystem, startSystem } from '../../server/system.js';
 import { stopAtScopeEnd } from './cleanup.js';
 import { GATEWAY_EXECUTOR } from './executor-mode.js';
+import { type ServerProcess, spawnServer } from './server-process.js';
+import { type Backend, backendsUnderTest, createDatabase } from '../subgraphs/models/store/support.js';
 
 export interface TestSystem {
-  system: RunningSystem;
-  /** What the system logged, one parsed JSON line each, when started with `{ logs: true }`. */
-  logs: Array<Record<string, any>>;
+  /** Every line the system logged so far (pino JSON, every worker's and the primary's), parsed. */
+  readonly logs: Array<Record<string, any>>;
   /** `http://127.0.0.1:<port>` of a listener: `core`, `gateway`, `indicators`, … */
   url(listener: string): string;
+  port(listener: string): number;
   stop(): Promise<void>;
 }
 
+export interface TestSystemOptions {
+  /** The records store: an SQLite file of its own (the default), or a PostgreSQL database of its own, dropped at stop. */
+  store?: Backend;
+}
+
 /**
- * Starts the real system in this process, on free ports, with an embedded SQLite store in a
- * temporary directory unless the environment given says otherwise. Stopped at the end of the test
- * (or file) that started it, if the test does not stop it first (cleanup.ts).
+ * The real system as `npm run serve` starts it, the way every deployment runs it: the built server
+ * (`npm run build` first) as a child process with its default worker count (one per CPU) and every
+ * default setting but the ports (free ones) and the store (one of its own). `env` sets what the test
+ * is about, and what the deployment must be told (a catalog, an auth mode). Stopped at the end of
+ * the test (or file) that started it, if the test does not stop it first (cleanup.ts).
  */
-export async function startTestSystem(env: Record<string, string | undefined>, options: { logs?: boolean } = {}): Promise<TestSystem> {
+export async function startTestSystem(env: Record<string, string | undefined>, options: TestSystemOptions = {}): Promise<TestSystem> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));
+  const database = options.store === 'postgresql' ? await createDatabase('postgresql') : undefined;
+  const removeStore = async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await database?.drop();
+  };
+  let server: ServerProcess;
+  try {
+    server = await spawnServer(definedOnly({ SUBGRAPH_PORT: '0', DATABASE_URL: database?.url ?? `file:${path.join(dir, 'records.db')}`, ...env }));
+  } catch (error) {
+    await removeStore();
+    throw error;
+  }
+  return {
+    get logs() {
+      return logLines(server.output());
+    },
+    url: (listener) => server.url(listener),
+    port: (listener) => server.ports[listener] ?? fail(`no listener ${listener}`),
+    stop: stopAtScopeEnd(async () => {
+      await server.stop();
+      await removeStore();
+    }),
+  };
+}
+
+/** The stores a contract suite runs on: SQLite always, PostgreSQL when it answers (always under CI=true). */
+export const STORES: Backend[] = await backendsUnderTest();
+
+export interface InProcessSystem extends TestSystem {
+  system: RunningSystem;
+}
+
+/**
+ * The system in this jest process, one process (no workers), for the few tests that must step its
+ * clock (`Date`: a key set's refetch window, test/support/clock.ts), which no child process shares.
+ * Every other test runs `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`.
+ */
+export async function startInProcessSystem(env: Record<string, string | undefined>, options: { logs?: boolean } = {}): Promise<InProcessSystem> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));
   const config = readSystemConfig({
     SERVER_HOST: '127.0.0.1',
@@ -34,8 +82,6 @@ export async function startTestSystem(env: Record<string, string | undefined>, o
     GATEWAY_PORT: '0',
     SUBGRAPH_PORT: '0',
     LOG_LEVEL: 'silent',
-    // Tests refresh the registry back to back; the refresh rate limit's own tests set it.
-    REGISTRY_REFRESH_MIN_INTERVAL_SECS: '0',
     DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
     GATEWAY_EXECUTOR,
     ...env,
@@ -43,19 +89,38 @@ export async function startTestSystem(env: Record<string, string | undefined>, o
   const logs: Array<Record<string, any>> = [];
   const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(JSON.parse(chunk.toString())), done()) });
   const system = await startSystem(config, { logger: options.logs ? createLogger({ level: 'info', destination }) : pino({ level: 'silent' }) });
+  const port = (listener: string) => system.ports[listener] ?? fail(`no listener ${listener}`);
   return {
     system,
     logs,
-    url: (listener) => {
-      const port = system.ports[listener];
-      if (port === undefined) throw new Error(`no listener ${listener}`);
-      return `http://127.0.0.1:${port}`;
-    },
+    url: (listener) => `http://127.0.0.1:${port(listener)}`,
+    port,
     stop: stopAtScopeEnd(async () => {
       await system.stop();
       rmSync(dir, { recursive: true, force: true });
     }),
   };
+}
+
+function logLines(output: string): Array<Record<string, any>> {
+  const lines: Array<Record<string, any>> = [];
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      lines.push(JSON.parse(line));
+    } catch {
+      // a line still being written
+    }
+  }
+  return lines;
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }
 
 /** The local-identity mode most behaviour tests run in. */

@@ -33,11 +33,13 @@ export function openRegistryNotifier(databaseUrl: string, limits: StoreLimits, l
  * LISTEN/NOTIFY on `REGISTRY_CHANNEL`, the payload a catalog revision. One dedicated session
  * listens (outside the store's pool: it is held for good); it reconnects with a doubling, jittered
  * backoff whenever it is lost, never failing the process, and says so with a null revision, since
- * announcements made meanwhile were missed. Each announcement opens a short session of its own, so
- * that it does not depend on the listener's state.
+ * announcements made meanwhile were missed (it then follows the newest recorded revision). Each
+ * announcement opens a short session of its own, so that it does not depend on the listener's state.
  */
 export class PostgresRegistryNotifier implements RegistryNotifier {
-  private heard?: (revision: string | null) => void;
+  private heard?: (revision: string) => void;
+  /** The last revision handed on: an announcement repeated (or replayed) is followed once. */
+  private followed?: string;
   /** Whether announcements may have been missed since the last session (set once one was lost or never came up). */
   private missed = false;
   private retryMs = FIRST_RETRY_MS;
@@ -51,12 +53,24 @@ export class PostgresRegistryNotifier implements RegistryNotifier {
     private readonly log: NotifierLog,
   ) {}
 
+  /**
+   * Recorded, then notified, in one transaction: listeners follow only the newest recorded revision
+   * (`verified`). Rows older than a day go, the newest always stays.
+   */
   async announce(revision: string): Promise<void> {
     const client = this.client('cerise-registry-announcer');
     client.on('error', () => undefined); // a failure reaches the query below; unheard, it would end the process
     try {
       await client.connect();
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO registry_revisions (revision, announced_at) VALUES ($1, clock_timestamp())
+         ON CONFLICT (revision) DO UPDATE SET announced_at = excluded.announced_at`,
+        [revision],
+      );
+      await client.query(`DELETE FROM registry_revisions WHERE announced_at < now() - interval '1 day' AND revision <> $1`, [revision]);
       await client.query('SELECT pg_notify($1, $2)', [REGISTRY_CHANNEL, revision]);
+      await client.query('COMMIT');
     } catch (error) {
       this.log.warn({ reason: (error as Error).message }, 'registry: the refresh could not be announced to the other replicas');
     } finally {
@@ -64,7 +78,7 @@ export class PostgresRegistryNotifier implements RegistryNotifier {
     }
   }
 
-  async subscribe(heard: (revision: string | null) => void): Promise<void> {
+  async subscribe(heard: (revision: string) => void): Promise<void> {
     this.heard = heard;
     await this.listen();
   }
@@ -92,7 +106,7 @@ export class PostgresRegistryNotifier implements RegistryNotifier {
     client.on('error', (error) => void end(error));
     client.on('end', () => void end());
     client.on('notification', (message) => {
-      if (message.channel === REGISTRY_CHANNEL && message.payload) this.heard?.(message.payload);
+      if (message.channel === REGISTRY_CHANNEL && message.payload) void this.verified(client, message.payload);
     });
     try {
       await client.connect();
@@ -105,8 +119,26 @@ export class PostgresRegistryNotifier implements RegistryNotifier {
     this.retryMs = FIRST_RETRY_MS;
     if (this.missed) {
       this.log.info({}, 'registry: listening to the other replicas again');
-      this.heard?.(null);
+      await this.verified(client, null);
     }
+  }
+
+  /**
+   * Hands on `announced` if it is the newest revision a replica recorded (null: whatever that is,
+   * after announcements may have been missed) and not the one handed on last. Any database role may
+   * NOTIFY; only the store's own can record, so a forged or replayed announcement causes no refresh.
+   */
+  private async verified(client: pg.Client, announced: string | null): Promise<void> {
+    let newest: string | undefined;
+    try {
+      const { rows } = await client.query<{ revision: string }>('SELECT revision FROM registry_revisions ORDER BY announced_at DESC LIMIT 1');
+      newest = rows[0]?.revision;
+    } catch {
+      return; // the session is failing: its error handler reconnects, and then asks again
+    }
+    if (newest === undefined || (announced !== null && announced !== newest) || newest === this.followed) return;
+    this.followed = newest;
+    this.heard?.(newest);
   }
 
   private reconnectLater(error: Error | undefined): void {

@@ -74,7 +74,7 @@ describe('indicator facade in the local profile (sample model, this process as t
       core_base_url: sut.url('core'),
       http_timeout_secs: 15,
       bind_address: '127.0.0.1',
-      port: sut.system.ports.indicators,
+      port: sut.port('indicators'),
       calculation_artifact_url_template: `${SAMPLE_TEMPLATE}calculation.json`,
     });
   });

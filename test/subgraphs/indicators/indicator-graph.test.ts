@@ -132,6 +132,6 @@ describe('indicators in the unified graph', () => {
 
   test('health.indicators answers through the graph', async () => {
     const answer = await graphql('{ health { indicators { status modelFamily coreBaseUrl port } } }');
-    expect(answer.json.data.health.indicators).toEqual({ status: 'ok', modelFamily: 're-indicators-specification', coreBaseUrl: sut.url('core'), port: sut.system.ports.indicators });
+    expect(answer.json.data.health.indicators).toEqual({ status: 'ok', modelFamily: 're-indicators-specification', coreBaseUrl: sut.url('core'), port: sut.port('indicators') });
   });
 });

@@ -4,6 +4,7 @@ import { ARTIFACT_KINDS, type ArtifactKind, type CatalogEntry, parseCatalog } fr
 import { type CompiledValidators, compileValidators } from '../validation/compile-validators.js';
 import type { ArtifactTexts, PreparedArtifacts } from '../validation/prepare-artifacts.js';
 import { type ValidationReport, reportOf } from '../validation/validation-report.js';
+import { RefreshQueue } from './refresh-queue.js';
 
 /** Port: where the catalog document comes from (inline JSON, a file or a URL). */
 export interface CatalogSource {
@@ -24,11 +25,12 @@ export interface RegistryNotifier {
   /** Tells every replica (this one included) that this one now serves `revision`. Never rejects. */
   announce(revision: string): Promise<void>;
   /**
-   * Calls `heard` with every revision announced from now on, and with null when announcements may
-   * have been missed (it lost its connection and has it back). Resolves once it listens, or its
-   * first attempt failed (it keeps trying); never rejects.
+   * Calls `heard` with every revision another replica announced from now on (an announcement that
+   * no replica made is not heard), and, when announcements may have been missed (it lost its
+   * connection and has it back), with the newest one. Resolves once it listens, or its first attempt
+   * failed (it keeps trying); never rejects.
    */
-  subscribe(heard: (revision: string | null) => void): Promise<void>;
+  subscribe(heard: (revision: string) => void): Promise<void>;
 }
 
 /** Port: fetches an artifact URL; `found:false` means the URL answered 404 (artifact absent). */
@@ -49,10 +51,64 @@ export interface RegistrySources {
   catalog: CatalogSource;
   artifacts: ArtifactSource;
   preparer: ArtifactPreparer;
-  /** REGISTRY_REFRESH_MIN_INTERVAL_SECS, in milliseconds: how long after a caller's refresh ends the next may start. */
-  minRefreshIntervalMs: number;
   /** The other replicas, when there are any to tell (a shared PostgreSQL store). */
   notifier?: RegistryNotifier;
+}
+
+/** Why a refresh run is asked for; `announced` kinds are told to the other replicas once they are served. */
+export type RefreshAsk =
+  | { kind: 'load' }
+  | { kind: 'caller' }
+  | { kind: 'catalog-changed' }
+  /** Another replica serves `revision`. */
+  | { kind: 'follow'; revision: string };
+
+/** Whether a run asked for so is announced to the other replicas: a caller's, or a changed catalog's. */
+export function announces(ask: RefreshAsk): boolean {
+  return ask.kind === 'caller' || ask.kind === 'catalog-changed';
+}
+
+/**
+ * What one refresh run gathered: every version's catalog entry with its artifacts, as fetched. A
+ * snapshot is plain data, so that one gathering can be installed by every server of a process.
+ */
+export interface RegistrySnapshot {
+  refreshedAt: string;
+  versions: Array<{ model: string; version: string; label?: string; rootClass?: string; artifacts: Record<ArtifactKind, ArtifactState> }>;
+}
+
+/** What installing a snapshot made of this registry: the run's report, and the snapshot of what it now serves. */
+export interface Installed {
+  report: RefreshReport;
+  revision: string | null;
+  /** The artifacts in use (a version that kept its previous working build serves those), for servers that join later. */
+  served: RegistrySnapshot;
+}
+
+/** The registry's part in a run, as a coordinator drives it. */
+export interface RegistryMember {
+  /** Loads the catalog and fetches every artifact; throws REGISTRY_ERROR when the catalog cannot be had. */
+  gather(): Promise<RegistrySnapshot>;
+  /** Compiles the snapshot and swaps it in; `decided`: the run's report, for a server that joins after it. */
+  install(snapshot: RegistrySnapshot, decided?: RefreshReport): Promise<Installed>;
+  /** Tells the other replicas the revision this one serves. */
+  announce(): void;
+  /** Asks for a run when the catalog source says its document changed. */
+  checkCatalog(): Promise<void>;
+  /** The revision served (see `revisionOf`), null before the first load; and the report of the run that brought it. */
+  revision(): string | null;
+  report(): RefreshReport;
+}
+
+/**
+ * Port: who decides when a run happens and makes every server of this process install it: the
+ * registry alone in one process, or, with WORKERS, the primary for all its workers. Either way one
+ * run at a time, joined by every ask made meanwhile (RefreshQueue).
+ */
+export interface RefreshCoordinator {
+  attach(member: RegistryMember): void;
+  /** The report of the run that serves this ask: one that started after it was made. */
+  ask(ask: RefreshAsk): Promise<RefreshReport>;
 }
 
 export type ArtifactState =
@@ -112,86 +168,60 @@ const EMPTY_INDEX: RegistryIndex = { versions: new Map(), sorted: [], report: { 
 
 /**
  * The versioned model registry. A refresh builds a complete new index (catalog, artifacts,
- * compiled validators) and swaps it in at once; readers never see a half-built one, and concurrent
- * refreshes share the run in flight.
+ * compiled validators) and swaps it in at once; readers never see a half-built one. When runs
+ * happen, and who else installs them, is the coordinator's: by default this registry alone
+ * (LocalRefresh), with WORKERS the primary's (server/registry-conductor.ts).
  */
-export class ModelRegistry {
+export class ModelRegistry implements RegistryMember {
   private index: RegistryIndex = EMPTY_INDEX;
-  private refreshing: Promise<RefreshReport> | null = null;
-  private lastRefreshEnd = -Infinity;
+  private readonly coordinator: RefreshCoordinator;
 
   constructor(
     private readonly sources: RegistrySources,
     private readonly observer?: RegistryObserver,
-  ) {}
+    coordinator: RefreshCoordinator = new LocalRefresh(0),
+  ) {
+    this.coordinator = coordinator;
+    coordinator.attach(this);
+  }
 
   /**
-   * The start-up load: no caller asked for it, so it does not start the minimum interval of
-   * `refresh`. With other replicas, this one follows their refreshes from before it loads, so that
-   * none announced meanwhile is missed.
+   * The start-up load. With other replicas, this one follows their refreshes from before it loads,
+   * so that none announced meanwhile is missed.
    */
   async load(): Promise<RefreshReport> {
     await this.sources.notifier?.subscribe((revision) => void this.follow(revision));
-    return this.run(false);
+    return this.coordinator.ask({ kind: 'load' });
   }
 
-  /**
-   * A caller's refresh. One asked for while a run is in flight shares it. One asked for within the
-   * minimum interval after the last caller's refresh ended is TOO_MANY_REQUESTS, with the seconds to
-   * wait: each run fetches every artifact and keeps a worker thread busy for up to seconds per version.
-   * The caller whose refresh started the run announces its revision to the other replicas.
-   */
+  /** A caller's refresh: the report of a run that started after it asked, announced to the other replicas. */
   refresh(): Promise<RefreshReport> {
-    const wait = this.lastRefreshEnd + this.sources.minRefreshIntervalMs - Date.now();
-    if (!this.refreshing && wait > 0) {
-      const seconds = Math.ceil(wait / 1000);
-      throw new DomainError('TOO_MANY_REQUESTS', `the registry was refreshed moments ago: retry in ${seconds} s`, { retry_after_seconds: seconds });
-    }
-    const starts = !this.refreshing;
-    const report = this.run(true);
-    if (starts) report.then(() => this.announce(), () => undefined);
-    return report;
+    return this.coordinator.ask({ kind: 'caller' });
   }
 
   /**
-   * Another replica announced that it serves `revision` (null: announcements may have been missed).
-   * A refresh in flight is awaited first, as it may bring that very revision; then this replica
-   * refreshes unless it serves it. Not rate-limited (no caller asked, and announcements are one per
-   * refresh elsewhere) and not announced again (every replica heard the first).
+   * Another replica announced that it serves `revision`: refreshed to unless this one serves it
+   * already. Not announced again (every replica heard it).
    */
-  async follow(revision: string | null): Promise<void> {
+  async follow(revision: string): Promise<void> {
+    if (revision === this.index.revision) return;
     try {
-      if (this.refreshing) await this.refreshing.catch(() => undefined);
-      if (revision !== null && revision === this.index.revision) return;
-      await this.run(false);
+      await this.coordinator.ask({ kind: 'follow', revision });
     } catch (error) {
       this.observer?.backgroundRefreshFailed?.(error as Error);
     }
   }
 
-  /**
-   * REGISTRY_CATALOG_POLL_SECS: when the catalog source says its document changed, refreshes and
-   * announces the new revision. Skipped while a refresh runs (it loads the catalog anyway).
-   */
+  /** REGISTRY_CATALOG_POLL_SECS: when the catalog source says its document changed, a run that is announced. */
   async checkCatalog(): Promise<void> {
     try {
-      if (this.refreshing || !(await this.sources.catalog.changed?.())) return;
-      await this.run(false);
-      this.announce();
+      if (await this.sources.catalog.changed?.()) await this.coordinator.ask({ kind: 'catalog-changed' });
     } catch (error) {
       this.observer?.backgroundRefreshFailed?.(error as Error);
     }
   }
 
-  private run(askedByCaller: boolean): Promise<RefreshReport> {
-    this.refreshing ??= this.rebuild().finally(() => {
-      this.refreshing = null;
-      if (askedByCaller) this.lastRefreshEnd = Date.now();
-    });
-    return this.refreshing;
-  }
-
-  private announce(): void {
+  announce(): void {
     const { revision } = this.index;
     if (revision !== null) void this.sources.notifier?.announce(revision).catch(() => undefined);
   }
@@ -240,20 +270,32 @@ export class ModelRegistry {
     };
   }
 
-  /** Every artifact fetched first, then every version compiled: the worker then works through them in one go. */
-  private async rebuild(): Promise<RefreshReport> {
+  /** Every artifact fetched at once; the run's time is when the last arrived. */
+  async gather(): Promise<RegistrySnapshot> {
     const entries = await this.loadCatalog();
-    const fetched = await Promise.all(entries.map((entry) => this.fetchArtifacts(entry)));
-    const versions = (await Promise.all(entries.map((entry, i) => this.loadVersion(entry, fetched[i]!)))).map((v) => this.keepWorking(v));
-    const report: RefreshReport = {
-      refreshed_at: new Date().toISOString(),
-      models_found: versions.length,
-      errors: versions.flatMap(errorsOf),
-    };
+    const artifacts = await Promise.all(entries.map((entry) => this.fetchArtifacts(entry)));
+    const versions = entries.map(({ model, version, label, rootClass }, i) => ({ model, version, label, rootClass, artifacts: artifacts[i]! }));
+    return { refreshedAt: new Date().toISOString(), versions };
+  }
+
+  /** Every version compiled (the worker thread works through them in one go), then swapped in at once. */
+  async install(snapshot: RegistrySnapshot, decided?: RefreshReport): Promise<Installed> {
+    const versions = (await Promise.all(snapshot.versions.map((entry) => this.compile(entry)))).map((v) => this.keepWorking(v));
+    const report: RefreshReport = decided ?? { refreshed_at: snapshot.refreshedAt, models_found: versions.length, errors: versions.flatMap(errorsOf) };
     const sorted = [...versions].sort(compareVersions);
-    this.index = { versions: new Map(sorted.map((v) => [key(v.model, v.version), v])), sorted, report, revision: revisionOf(sorted) };
+    const revision = revisionOf(sorted);
+    this.index = { versions: new Map(sorted.map((v) => [key(v.model, v.version), v])), sorted, report, revision };
     this.observer?.refreshed(report);
-    return report;
+    const served = sorted.map(({ model, version, label, rootClass, artifacts }) => ({ model, version, label, rootClass, artifacts }));
+    return { report, revision, served: { refreshedAt: snapshot.refreshedAt, versions: served } };
+  }
+
+  revision(): string | null {
+    return this.index.revision;
+  }
+
+  report(): RefreshReport {
+    return this.index.report;
   }
 
   /**
@@ -284,14 +326,15 @@ export class ModelRegistry {
     return Object.fromEntries(ARTIFACT_KINDS.map((kind, i) => [kind, states[i]])) as Record<ArtifactKind, ArtifactState>;
   }
 
-  private async loadVersion(entry: CatalogEntry, artifacts: Record<ArtifactKind, ArtifactState>): Promise<ModelVersion> {
+  private async compile(entry: RegistrySnapshot['versions'][number]): Promise<ModelVersion> {
+    const { artifacts, rootClass } = entry;
     const texts = { schema: textOf(artifacts.schema), shacl: textOf(artifacts.shacl), owl: textOf(artifacts.owl) };
-    const compiled = await compileValidators(await this.sources.preparer.prepare(texts, entry.rootClass), entry.rootClass);
+    const compiled = await compileValidators(await this.sources.preparer.prepare(texts, rootClass), rootClass);
     for (const kind of ARTIFACT_KINDS) {
       const state = artifacts[kind];
       if (state.state === 'failed') compiled.problems.push({ artifact: kind, message: state.message });
     }
-    return { model: entry.model, version: entry.version, label: entry.label, rootClass: entry.rootClass, artifacts, compiled };
+    return { ...entry, compiled };
   }
 
   private async loadArtifact(url: string | undefined): Promise<ArtifactState> {
@@ -303,6 +346,37 @@ export class ModelRegistry {
     } catch (error) {
       return { state: 'failed', message: (error as Error).message };
     }
+  }
+}
+
+/**
+ * The coordinator of a registry alone in its process: runs from a RefreshQueue, each gathering and
+ * installing here. A run asked for only to follow revisions this registry serves by the time it
+ * starts (a run in flight brought them) gathers nothing.
+ */
+export class LocalRefresh implements RefreshCoordinator {
+  private member?: RegistryMember;
+  private readonly queue: RefreshQueue<RefreshAsk, RefreshReport>;
+
+  /** `spacingMs`: REGISTRY_REFRESH_MIN_INTERVAL_SECS, the least time between the end of one run and the start of the next. */
+  constructor(spacingMs: number) {
+    this.queue = new RefreshQueue((asks) => this.run(asks), spacingMs);
+  }
+
+  attach(member: RegistryMember): void {
+    this.member = member;
+  }
+
+  ask(ask: RefreshAsk): Promise<RefreshReport> {
+    return this.queue.ask(ask);
+  }
+
+  private async run(asks: RefreshAsk[]): Promise<RefreshReport> {
+    const member = this.member!;
+    if (asks.every((ask) => ask.kind === 'follow' && ask.revision === member.revision())) return member.report();
+    const { report } = await member.install(await member.gather());
+    if (asks.some(announces)) member.announce();
+    return report;
   }
 }
 

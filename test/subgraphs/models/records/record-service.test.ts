@@ -31,7 +31,6 @@ async function registryOfTestModels(): Promise<ModelRegistry> {
     artifacts: { fetch: async (url) => (files.has(url) ? { found: true, body: files.get(url)! } : { found: false }) },
     // In this thread: the server's preparer is a worker thread (adapters/artifact-preparer.ts).
     preparer: { prepare: async (texts, rootClass) => prepareArtifacts(texts, rootClass) },
-    minRefreshIntervalMs: 0,
   });
   expect((await registry.load()).errors).toEqual([]);
   return registry;

@@ -14,7 +14,6 @@ function registryOf(catalog: () => unknown, bodies: Record<string, string>): Mod
     catalog: { load: async () => catalog() },
     artifacts: { fetch: async (url) => (url in bodies ? { found: true, body: Buffer.from(bodies[url]!) } : { found: false }) },
     preparer: { prepare: async (texts, rootClass) => prepareArtifacts(texts, rootClass) },
-    minRefreshIntervalMs: 0,
   };
   return new ModelRegistry(sources);
 }
