@@ -66,6 +66,8 @@ export interface SystemConfig {
   process: ProcessRole;
   /** `WORKERS`: processes serving this role's ports together (server/workers.ts); 1: this process alone. */
   workers: number;
+  /** `WORKER_HEARTBEAT_TIMEOUT_MS`: a worker that has not answered the primary's heartbeat for this long is killed and replaced. */
+  workerHeartbeatTimeoutMs: number;
   http: HttpConfig;
   auth: AuthConfig;
   logLevel: LogLevel;
@@ -104,6 +106,7 @@ export function readSystemConfig(env: Env): SystemConfig {
     process,
     // One worker per core by default: a process serves requests on one core only.
     workers: optional(env, 'WORKERS', integer({ min: 1 }), availableParallelism()),
+    workerHeartbeatTimeoutMs: optional(env, 'WORKER_HEARTBEAT_TIMEOUT_MS', integer({ min: 1000 }), 10_000),
     http,
     auth: readAuthConfig(env),
     logLevel: optional(env, 'LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),

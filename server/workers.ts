@@ -16,12 +16,16 @@ import { RegistryConductor } from './registry-conductor.js';
  */
 
 /** What a worker tells the primary over the IPC channel. */
-type Report = { cerise: 'listening'; ports: Record<string, number> } | { cerise: 'others-drained' };
+type Report = { cerise: 'listening'; ports: Record<string, number> } | { cerise: 'others-drained' } | { cerise: 'alive' };
 const DRAIN_CORE = { cerise: 'drain-core' };
 
 const RESTART_BASE_MS = 100;
 const RESTART_MAX_MS = 10_000;
 const RESTART_WINDOW_MS = 60_000;
+/** How often a listening worker says it is alive; a worker whose event loop is stuck says nothing. */
+const HEARTBEAT_EVERY_MS = 1000;
+/** Past SHUTDOWN_DRAIN_DELAY_MS and SHUTDOWN_GRACE_MS, what a worker may still take to close its store and exit. */
+const STOP_MARGIN_MS = 5000;
 
 /** The primary: forks the workers and supervises them until they have all stopped. */
 export function superviseWorkers(config: SystemConfig, logger: Logger): void {
@@ -33,6 +37,9 @@ class Supervisor {
   private readonly listening = new Set<number>();
   private readonly othersDrained = new Set<number>();
   private readonly restarts = new Set<NodeJS.Timeout>();
+  /** When each listening worker last said it is alive. */
+  private readonly heard = new Map<number, number>();
+  private watch?: NodeJS.Timeout;
   private readonly deaths: number[] = [];
   private started = false;
   private stopping = false;
@@ -70,6 +77,7 @@ class Supervisor {
     this.live.set(worker.id, worker);
     this.registry?.adopt(worker);
     worker.on('message', (message: Report) => {
+      if (message?.cerise === 'alive') this.heard.set(worker.id, Date.now());
       if (message?.cerise === 'listening') this.listened(worker, message.ports);
       if (message?.cerise === 'others-drained') {
         this.othersDrained.add(worker.id);
@@ -81,6 +89,8 @@ class Supervisor {
   /** `started` (the line tests and operators wait for) once every first worker listens. */
   private listened(worker: Worker, ports: Record<string, number>): void {
     this.listening.add(worker.id);
+    this.heard.set(worker.id, Date.now());
+    this.watch ??= setInterval(() => this.killUnresponsive(), HEARTBEAT_EVERY_MS);
     if (this.started) {
       this.logger.info({ workerPid: worker.process.pid }, 'worker replaced');
     } else if (this.listening.size === this.config.workers) {
@@ -93,6 +103,7 @@ class Supervisor {
   private exited(worker: Worker, code: number | null, signal: string | null): void {
     this.live.delete(worker.id);
     this.registry?.release(worker);
+    this.heard.delete(worker.id);
     this.listening.delete(worker.id);
     this.othersDrained.delete(worker.id);
     const workerPid = worker.process.pid;
@@ -116,6 +127,23 @@ class Supervisor {
     this.restarts.add(timer);
   }
 
+  /**
+   * A worker that has not said it is alive for WORKER_HEARTBEAT_TIMEOUT_MS is stuck (a loop that
+   * never yields, a deadlock): it is killed, which cuts its connections (their clients see an error,
+   * not a hang), and replaced like any worker that dies.
+   */
+  private killUnresponsive(): void {
+    if (this.stopping) return;
+    const now = Date.now();
+    for (const [id, at] of this.heard) {
+      const worker = this.live.get(id);
+      if (!worker || now - at < this.config.workerHeartbeatTimeoutMs) continue;
+      this.heard.delete(id);
+      this.logger.error({ workerPid: worker.process.pid, silentForMs: now - at }, 'worker stopped answering; killing it');
+      worker.process.kill('SIGKILL');
+    }
+  }
+
   /** Doubles with each death within a minute: a worker that dies on every start is not forked in a tight loop. */
   private restartDelay(): number {
     const now = Date.now();
@@ -129,10 +157,21 @@ class Supervisor {
     if (this.stopping) return;
     this.stopping = true;
     for (const timer of this.restarts) clearTimeout(timer);
+    clearInterval(this.watch);
     this.registry?.stop();
     this.logger.info({ signal, workers: this.live.size }, 'stopping');
     for (const worker of this.live.values()) worker.process.kill(signal);
+    const { shutdownDrainDelayMs, shutdownGraceMs } = this.config.http;
+    setTimeout(() => this.killLeftovers(), shutdownDrainDelayMs + shutdownGraceMs + STOP_MARGIN_MS).unref();
     this.exitOnceAllStopped();
+  }
+
+  /** A stop never waits on a worker that cannot drain (stuck, or its store hangs): past its time it is killed. */
+  private killLeftovers(): void {
+    for (const worker of this.live.values()) {
+      this.logger.error({ workerPid: worker.process.pid }, 'worker did not stop in time; killing it');
+      worker.process.kill('SIGKILL');
+    }
   }
 
   /**
@@ -152,9 +191,11 @@ class Supervisor {
   }
 }
 
-/** In a worker: tells the primary it listens, and on which ports. */
+/** In a worker: tells the primary it listens, and on which ports; from then on, that it is alive. */
 export function reportListening(ports: Record<string, number>): void {
   process.send!({ cerise: 'listening', ports } satisfies Report);
+  const alive = { cerise: 'alive' } satisfies Report;
+  setInterval(() => process.connected && process.send!(alive), HEARTBEAT_EVERY_MS).unref();
 }
 
 /**
