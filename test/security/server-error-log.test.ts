@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { JwksServer } from '../support/jwks-server.js';
 import { type TestSystem, call, startTestSystem } from '../support/system.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
-import { createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
+import { type TestDatabase, createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
 import { bearer, coreCreate, recordsModelHost, widget } from '../subgraphs/models/records/support.js';
 import { eventually } from '../support/load-loop.js';
 
@@ -18,6 +18,7 @@ const serverErrors = (sut: TestSystem) => sut.logs.filter((line) => line.msg ===
 describePostgres('the records store down', () => {
   let sut: TestSystem;
   let proxy: TcpProxy;
+  let database: TestDatabase;
   let token: string;
   const marker = `payload-marker-${randomUUID()}`;
 
@@ -25,19 +26,19 @@ describePostgres('the records store down', () => {
     const models = await recordsModelHost();
     const idp = await JwksServer.start();
     token = await idp.sign({ scope: 'records:write records:read' });
-    const database = await createDatabase('postgresql');
+    database = await createDatabase('postgresql');
     const target = new URL(database.url);
     proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
     target.hostname = '127.0.0.1';
     target.port = String(proxy.port);
     sut = await startTestSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: target.toString() });
-    // Registered after the system: brought back before the database is dropped.
     expect((await coreCreate(sut.url('core'), widget(), randomUUID(), bearer(token))).status).toBe(200);
     await proxy.down();
   });
   afterAll(async () => {
     await sut?.stop();
     await proxy?.up();
+    await database?.drop();
   });
 
   test('22 creates answered 502 STORE_ERROR: 22 lines, one per request id, with the cause and no secret', async () => {

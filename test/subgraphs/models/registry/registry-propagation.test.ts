@@ -144,7 +144,7 @@ describe('following another replica', () => {
     catalog.hold();
     const running = registry.refresh();
     await settle();
-    const followers = [registry.follow(revisionOf(expected)), registry.follow(revisionOf(expected))];
+    const followers = [registry.follow(revisionOf(expected)!), registry.follow(revisionOf(expected)!)];
     catalog.letGo();
     await Promise.all([running, ...followers]);
     expect(revisionOf(registry)).toBe(revisionOf(expected));
@@ -156,7 +156,7 @@ describe('following another replica', () => {
     const expected = new ModelRegistry(catalog.sources(undefined));
     await expected.load();
     const loadsBefore = catalog.loads;
-    await Promise.all([1, 2, 3].map(() => registry.follow(revisionOf(expected))));
+    await Promise.all([1, 2, 3].map(() => registry.follow(revisionOf(expected)!)));
     expect(catalog.loads - loadsBefore).toBe(1);
   });
 
