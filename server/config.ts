@@ -72,6 +72,8 @@ export interface SystemConfig {
   auth: AuthConfig;
   logLevel: LogLevel;
   metricsEnabled: boolean;
+  /** `ACCESS_LOG`: one log line per request at the edge (gateway/pipeline/access-log.ts). */
+  accessLog: boolean;
   graphqlIntrospection: boolean;
   /** GRAPHQL_IDE: GraphiQL for browsers at the gateway's `/graphql` (gateway/ide.ts). */
   graphqlIde: boolean;
@@ -111,6 +113,7 @@ export function readSystemConfig(env: Env): SystemConfig {
     auth: readAuthConfig(env),
     logLevel: optional(env, 'LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
     metricsEnabled: optional(env, 'METRICS_ENABLED', boolean, false),
+    accessLog: optional(env, 'ACCESS_LOG', boolean, true),
     graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION', boolean, false),
     graphqlIde: optional(env, 'GRAPHQL_IDE', boolean, false),
     graphqlLimits: readGraphQLLimits(env),

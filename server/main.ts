@@ -6,6 +6,7 @@ import { type SystemConfig, readSystemConfig } from './config.js';
 import { startSystem } from './system.js';
 import { othersDrained, reportListening, superviseWorkers } from './workers.js';
 import { WorkerRefresh } from './worker-refresh.js';
+import { startupSummary } from './startup-summary.js';
 
 /**
  * `npm run serve`: configuration from the environment only, the way a deployment starts it.
@@ -54,7 +55,7 @@ async function serve(config: SystemConfig): Promise<void> {
     reportListening(system.ports);
   } else {
     // Whoever reads this line may signal at once: the handlers are in place.
-    system.logger.info({ ports: system.ports, role: config.process.role }, 'started');
+    system.logger.info({ ports: system.ports, ...startupSummary(config) }, 'started');
   }
 }
 

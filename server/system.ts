@@ -26,6 +26,7 @@ import { RequestPipeline } from '../gateway/pipeline/pipeline.js';
 import { requestId } from '../gateway/pipeline/request-id.js';
 import { requestMetrics } from '../gateway/pipeline/request-metrics.js';
 import { serverErrorLog } from '../gateway/pipeline/server-error-log.js';
+import { accessLog } from '../gateway/pipeline/access-log.js';
 import { SUBGRAPH_NAMES, type SubgraphName, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
 import { ArtifactFetcher } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { catalogSource } from '../subgraphs/models/adapters/catalog-source.js';
@@ -116,7 +117,8 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
 function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: Logger): RequestPipeline {
   const role = config.process;
   const remoteFetches = role.role === 'gateway' ? [forwardedCredentials(), gatewaySecret(role.gatewaySecret), upstreamTimeout(role.subgraphTimeoutMs)] : [];
-  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...remoteFetches, requestMetrics(metrics), serverErrorLog(logger)]);
+  const accessLogs = config.accessLog ? [accessLog(logger)] : [];
+  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...remoteFetches, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
 }
 
 async function startRole(proc: Process): Promise<void> {
@@ -209,7 +211,11 @@ function coreBaseUrl(proc: Process): () => string {
 
 async function modelsServices(proc: Process): Promise<SubgraphServices['models']> {
   const models = proc.config.models!;
-  const store = await openRecordStore(models.databaseUrl, { idempotencyTtlSecs: models.idempotencyTtlSecs, limits: models.storeLimits });
+  const store = await openRecordStore(models.databaseUrl, {
+    idempotencyTtlSecs: models.idempotencyTtlSecs,
+    limits: models.storeLimits,
+    onMigrationApplied: (migration, ms) => proc.logger.info({ migration, ms }, 'records store: migration applied'),
+  });
   proc.closers.push(() => store.close());
   const fetcher = new ArtifactFetcher(models.registry.fetch);
   const preparer = new WorkerArtifactPreparer();
@@ -225,6 +231,7 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
     },
     validated: (report) => report.results.forEach((r) => proc.metrics.validation(r.kind, r.passed)),
     backgroundRefreshFailed: (error) => proc.logger.warn({ reason: error.message }, 'registry: a refresh no caller asked for failed; the loaded models stay in use'),
+    compiled: compileProgress(proc.logger),
   }, coordinator ?? new LocalRefresh(models.registry.minRefreshIntervalSecs * 1000));
   await initialLoad(proc, registry);
   if (!coordinator) pollCatalog(proc, registry);
@@ -240,16 +247,34 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
 
 /**
  * A catalog that cannot be loaded at start-up leaves the registry empty and the service not ready
- * (503 on /admin/ready) instead of stopping the process: a refresh recovers without a restart.
+ * (503 on /admin/ready) instead of stopping the process: a refresh recovers without a restart. One
+ * whose every artifact failed (a setting keeps them all out) is said as loudly: versions are listed
+ * but nothing validates, and readiness says so too.
  */
 async function initialLoad(proc: Process, registry: ModelRegistry): Promise<void> {
+  const started = performance.now();
   try {
     const report = await registry.load();
-    proc.logger.info({ models: report.models_found }, 'registry loaded');
+    proc.logger.info({ models: report.models_found, errors: report.errors.length, ms: Math.round(performance.now() - started) }, 'registry loaded');
+    if (registry.status().nothingLoaded) {
+      const reasons = [...new Set(report.errors.map((error) => error.message))].slice(0, 3);
+      proc.logger.error({ reasons }, 'registry: no artifact of any model version could be loaded; nothing can be validated until a setting or the hosts are fixed');
+    }
   } catch (error) {
     proc.logger.error({ reason: (error as Error).message }, 'registry: catalog could not be loaded; not ready until a refresh succeeds');
   }
 }
+
+/** A large catalog's compile, every few seconds: a start-up that takes a while is not silent. */
+function compileProgress(logger: Logger): (done: number, total: number) => void {
+  let lastLine = performance.now();
+  return (done, total) => {
+    if (done === total || performance.now() - lastLine < PROGRESS_EVERY_MS) return;
+    lastLine = performance.now();
+    logger.info({ done, total }, 'registry: versions compiled');
+  };
+}
+const PROGRESS_EVERY_MS = 2000;
 
 /**
  * REGISTRY_CATALOG_POLL_SECS, for a catalog URL: each check starts a full interval after the last

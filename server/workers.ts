@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { SystemConfig } from './config.js';
 import { RegistryConductor } from './registry-conductor.js';
+import { startupSummary } from './startup-summary.js';
 
 /**
  * `WORKERS` > 1 (docs/DEPLOYMENT.md): the primary forks that many workers with node:cluster, each
@@ -96,7 +97,7 @@ class Supervisor {
     } else if (this.listening.size === this.config.workers) {
       this.started = true;
       const pids = [...this.live.values()].map((w) => w.process.pid);
-      this.logger.info({ ports, role: this.config.process.role, workers: pids }, 'started');
+      this.logger.info({ ports, ...startupSummary(this.config), workerPids: pids }, 'started');
     }
   }
 

@@ -74,14 +74,14 @@ export class ArtifactFetcher {
       throw new ArtifactFetchError('not a valid URL');
     }
     if (target.protocol === 'file:') {
-      if (!this.policy.allowFileUrls) throw new ArtifactFetchError(`file URLs are not allowed: ${displayUrl(target)}`);
+      if (!this.policy.allowFileUrls) throw new ArtifactFetchError(`file URLs are not allowed: ${displayUrl(target)} (REGISTRY_ALLOW_FILE_URLS=true allows them)`);
       return target;
     }
     const httpsOnly = this.policy.requireHttps;
     if (target.protocol !== 'https:' && !(target.protocol === 'http:' && !httpsOnly)) {
-      throw new ArtifactFetchError(`${httpsOnly ? 'HTTPS is required' : 'unsupported scheme'}: ${displayUrl(target)}`);
+      throw new ArtifactFetchError(httpsOnly ? `HTTPS is required: ${displayUrl(target)} (REGISTRY_REQUIRE_HTTPS=false allows http)` : `unsupported scheme: ${displayUrl(target)}`);
     }
-    if (!this.hostAllowed(target)) throw new ArtifactFetchError(`host not allowed: ${target.host}`);
+    if (!this.hostAllowed(target)) throw new ArtifactFetchError(`host not allowed: ${target.host} (not in REGISTRY_ALLOWED_HOSTS)`);
     return target;
   }
 

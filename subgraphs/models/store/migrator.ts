@@ -23,8 +23,11 @@ export interface Migration {
   checksum: string;
 }
 
-/** Names of the migrations applied by this call (empty when the database was up to date). */
-export async function migrate(backend: Backend, databaseUrl: string): Promise<string[]> {
+/**
+ * Names of the migrations applied by this call (empty when the database was up to date); `applied`
+ * hears each as soon as it is in, with the time it took (a long one is not silent until the end).
+ */
+export async function migrate(backend: Backend, databaseUrl: string, onApplied?: (name: string, ms: number) => void): Promise<string[]> {
   let session: MigrationSession | undefined;
   try {
     const migrations = await loadMigrations(backend);
@@ -35,7 +38,10 @@ export async function migrate(backend: Backend, databaseUrl: string): Promise<st
       assertUnchanged(migrations, await active.appliedChecksums());
       const applied: string[] = [];
       for (const migration of migrations) {
-        if (await active.applyOnce(migration)) applied.push(migration.name);
+        const started = performance.now();
+        if (!(await active.applyOnce(migration))) continue;
+        applied.push(migration.name);
+        onApplied?.(migration.name, Math.round(performance.now() - started));
       }
       return applied;
     });

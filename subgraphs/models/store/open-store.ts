@@ -16,6 +16,8 @@ export interface StoreOptions {
   idempotencyTtlSecs?: number;
   /** Connections and bounded waits (DATABASE_POOL_SIZE, DATABASE_*_TIMEOUT_MS). */
   limits?: StoreLimits;
+  /** Told of each migration applied at opening (for the start-up log). */
+  onMigrationApplied?: (name: string, ms: number) => void;
 }
 
 const DEFAULT_IDEMPOTENCY_TTL_SECS = 86_400;
@@ -31,7 +33,7 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
   const limits = options.limits ?? DEFAULT_STORE_LIMITS;
   const transactionOptions = transactionBounds(limits);
   if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    await migrate('postgresql', databaseUrl);
+    await migrate('postgresql', databaseUrl, options.onMigrationApplied);
     const { PrismaClient } = await import('../../../prisma/generated/postgresql/client.js');
     // One pool: Prisma's adapter writes through it, and the translated queries read through it.
     const pool = openPool(databaseUrl, limits);
@@ -41,7 +43,7 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
   }
   if (databaseUrl.startsWith('file:')) {
     const url = `file:${await prepareSqliteFile(databaseUrl)}`;
-    await migrate('sqlite', url);
+    await migrate('sqlite', url, options.onMigrationApplied);
     const { PrismaClient } = await import('../../../prisma/generated/sqlite/client.js');
     // Epoch milliseconds: instants compare as numbers in the translated queries. A statement waits
     // for another process's write lock (SQLite's busy timeout) as long as a statement may take.

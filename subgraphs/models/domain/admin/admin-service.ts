@@ -54,6 +54,7 @@ export class AdminService {
     );
     const reasons = [
       ...(modelsAvailable === 0 ? ['no model is loaded in the registry'] : []),
+      ...(this.registry.status().nothingLoaded ? ['no artifact of any model version could be loaded: nothing can be validated (see /admin/status registry.errors)'] : []),
       ...(store === 'ok' ? [] : ['the records store does not answer']),
     ];
     return { ready: reasons.length === 0, modelsAvailable, store, reasons };

@@ -147,6 +147,11 @@ export interface RegistryStatus {
   catalogRevision: string | null;
   errors: RegistryError[];
   unsupportedConstraints: number;
+  /**
+   * Every artifact the catalog lists failed to load and none loaded (a setting keeps them all out,
+   * the host is down): versions are listed, but nothing can be validated. A partial failure is not this.
+   */
+  nothingLoaded: boolean;
 }
 
 interface RegistryIndex {
@@ -162,6 +167,8 @@ export interface RegistryObserver {
   validated(report: ValidationReport): void;
   /** A refresh no caller waits for (another replica's, a changed catalog's) failed; the index in use stays. */
   backgroundRefreshFailed?(error: Error): void;
+  /** One more version of an install compiled (`done` of `total`): a large catalog's progress. */
+  compiled?(done: number, total: number): void;
 }
 
 const EMPTY_INDEX: RegistryIndex = { versions: new Map(), sorted: [], report: { refreshed_at: '', models_found: 0, errors: [] }, revision: null };
@@ -267,6 +274,7 @@ export class ModelRegistry implements RegistryMember {
       catalogRevision: this.index.revision,
       errors: report.errors,
       unsupportedConstraints: sorted.reduce((sum, v) => sum + v.compiled.unsupportedConstraints, 0),
+      nothingLoaded: nothingLoaded(sorted),
     };
   }
 
@@ -280,7 +288,10 @@ export class ModelRegistry implements RegistryMember {
 
   /** Every version compiled (the worker thread works through them in one go), then swapped in at once. */
   async install(snapshot: RegistrySnapshot, decided?: RefreshReport): Promise<Installed> {
-    const versions = (await Promise.all(snapshot.versions.map((entry) => this.compile(entry)))).map((v) => this.keepWorking(v));
+    let done = 0;
+    const total = snapshot.versions.length;
+    const compiling = snapshot.versions.map((entry) => this.compile(entry).finally(() => this.observer?.compiled?.(++done, total)));
+    const versions = (await Promise.all(compiling)).map((v) => this.keepWorking(v));
     const report: RefreshReport = decided ?? { refreshed_at: snapshot.refreshedAt, models_found: versions.length, errors: versions.flatMap(errorsOf) };
     const sorted = [...versions].sort(compareVersions);
     const revision = revisionOf(sorted);
@@ -396,6 +407,11 @@ function revisionOf(sorted: ModelVersion[]): string {
 
 function stateTag(state: ArtifactState): string {
   return state.state === 'loaded' ? state.etag : state.state;
+}
+
+function nothingLoaded(versions: ModelVersion[]): boolean {
+  const states = versions.flatMap((v) => ARTIFACT_KINDS.map((kind) => v.artifacts[kind].state));
+  return states.includes('failed') && !states.includes('loaded');
 }
 
 function errorsOf(version: ModelVersion): RegistryError[] {

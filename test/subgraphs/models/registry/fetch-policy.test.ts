@@ -89,7 +89,7 @@ describe('credentials and queries in URLs (issue: URLs shown with user:password 
   test.each<[string, string, Partial<FetchPolicy>, RegExp]>([
     ['an HTTP error', '/down.ttl', {}, /^http:\/\/127\.0\.0\.1:\d+\/down\.ttl answered HTTP 503$/],
     ['a redirect without a location', '/missing-location', {}, /^http:\/\/127\.0\.0\.1:\d+\/missing-location redirected without a location$/],
-    ['plain HTTP where HTTPS is required', '/a.ttl', { requireHttps: true }, /^HTTPS is required: http:\/\/127\.0\.0\.1:\d+\/a\.ttl$/],
+    ['plain HTTP where HTTPS is required', '/a.ttl', { requireHttps: true }, /^HTTPS is required: http:\/\/127\.0\.0\.1:\d+\/a\.ttl \(REGISTRY_REQUIRE_HTTPS=false allows http\)$/],
     ['a body over the size cap', '/endless.ttl', {}, /^http:\/\/127\.0\.0\.1:\d+\/endless\.ttl is larger than/],
   ])('%s: the message shows the URL without them', async (_name, path, overrides, message) => {
     const failure = await new ArtifactFetcher(policy(overrides)).fetch(withSecrets(host.url, path)).catch((error: Error) => error.message);
@@ -103,7 +103,7 @@ describe('credentials and queries in URLs (issue: URLs shown with user:password 
     const refused = await new ArtifactFetcher(policy({ allowedHosts: null })).fetch(withSecrets(closed.url, '/x.ttl')).catch((error: Error) => error.message);
     expect(refused).toBe(`${closed.url}/x.ttl could not be fetched: network error ECONNREFUSED`);
     const file = await new ArtifactFetcher(policy()).fetch('file:///etc/catalog.json?token=TOKEN-1234').catch((error: Error) => error.message);
-    expect(file).toBe('file URLs are not allowed: file:///etc/catalog.json');
+    expect(file).toBe('file URLs are not allowed: file:///etc/catalog.json (REGISTRY_ALLOW_FILE_URLS=true allows them)');
   });
 });
 

@@ -1,0 +1,29 @@
+import { displayUrl } from '../kernel/display-url.js';
+import type { SystemConfig } from './config.js';
+
+/**
+ * What the `started` line says besides the ports, for the operator reading it: what runs here, how
+ * many workers, which store, auth mode and catalog, and which executor. Addresses as `displayUrl`
+ * shows them: no credential, query or inline catalog reaches the log.
+ */
+export function startupSummary(config: SystemConfig): Record<string, unknown> {
+  const role = config.process.role === 'subgraph' ? `subgraph:${config.process.subgraph}` : config.process.role;
+  const models = config.models;
+  return {
+    role,
+    workers: config.workers,
+    auth: config.auth.mode,
+    ...(models && { store: storeOf(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
+    ...(config.process.role !== 'subgraph' && { executor: config.gatewayExecutor }),
+  };
+}
+
+function storeOf(databaseUrl: string): string {
+  return databaseUrl.startsWith('file:') ? `sqlite ${databaseUrl.slice('file:'.length)}` : `postgresql ${displayUrl(databaseUrl)}`;
+}
+
+function catalogOf(catalog: NonNullable<SystemConfig['models']>['registry']['catalog']): string {
+  if (catalog.kind === 'url') return displayUrl(catalog.url);
+  if (catalog.kind === 'file') return `file ${catalog.path}`;
+  return 'inline (REGISTRY_CATALOG_JSON)';
+}
