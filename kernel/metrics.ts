@@ -1,14 +1,28 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const MAX_OPERATION_NAMES = 500;
 
+/** The records store's connection pool, read at each scrape (PostgreSQL; SQLite has none). */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 /**
  * The process's Prometheus metrics (DECISIONS section 3, "/admin/metrics"). Labels carry route
- * patterns, statuses and outcomes only: never a path parameter, token or identity.
+ * patterns, statuses and outcomes only: never a path parameter, token or identity. With workers,
+ * a scrape shows all of them, as the primary aggregates them (server/workers.ts): counters and
+ * histograms add up; each gauge says how it aggregates.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
+
+  constructor() {
+    // Node's own: event-loop lag, GC, heap, handles, CPU, memory (prom-client's default metrics).
+    collectDefaultMetrics({ register: this.registry });
+  }
 
   private readonly requests = new Histogram({
     name: 'http_request_duration_seconds',
@@ -46,6 +60,29 @@ export class ServiceMetrics {
     name: 'registry_models',
     help: 'Model versions currently indexed by the registry',
     registers: [this.registry],
+    aggregator: 'max',
+  });
+
+  private readonly lastRefresh = new Gauge({
+    name: 'registry_last_refresh_timestamp_seconds',
+    help: 'When the registry index in use was refreshed (Unix time)',
+    registers: [this.registry],
+    aggregator: 'max',
+  });
+
+  private readonly revision = new Gauge({
+    name: 'registry_revision_info',
+    help: 'The catalog revision served (its label); 1 for the revision in use',
+    labelNames: ['revision'],
+    registers: [this.registry],
+    aggregator: 'max',
+  });
+
+  private readonly poolAcquire = new Histogram({
+    name: 'store_pool_acquire_seconds',
+    help: 'How long a records store operation waited for a database connection (PostgreSQL)',
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
   });
 
   request(facade: string, route: string | null, method: string, status: number, seconds: number): void {
@@ -65,8 +102,39 @@ export class ServiceMetrics {
     this.replays.inc();
   }
 
-  registryModels(count: number): void {
-    this.models.set(count);
+  /** The registry serves a new index: its size, revision and refresh time. */
+  registryRefreshed(models: number, revision: string | null, refreshedAt: string): void {
+    this.models.set(models);
+    this.revision.reset();
+    if (revision !== null) this.revision.set({ revision }, 1);
+    if (refreshedAt) this.lastRefresh.set(Date.parse(refreshedAt) / 1000);
+  }
+
+  poolAcquired(seconds: number): void {
+    this.poolAcquire.observe(seconds);
+  }
+
+  /** The pool's connections in use and idle, and the operations waiting for one, read at each scrape. */
+  watchPool(stats: () => PoolStats): void {
+    new Gauge({
+      name: 'store_pool_connections',
+      help: 'Records store database connections by state (PostgreSQL)',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const { total, idle } = stats();
+        this.set({ state: 'in_use' }, total - idle);
+        this.set({ state: 'idle' }, idle);
+      },
+    });
+    new Gauge({
+      name: 'store_pool_waiting',
+      help: 'Records store operations waiting for a database connection (PostgreSQL)',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
   }
 
   private operationLabel(name: string | null): string {

@@ -7,6 +7,7 @@ import { startSystem } from './system.js';
 import { othersDrained, reportListening, superviseWorkers } from './workers.js';
 import { WorkerRefresh } from './worker-refresh.js';
 import { startupSummary } from './startup-summary.js';
+import { clusterMetricsOf } from './cluster-metrics.js';
 
 /**
  * `npm run serve`: configuration from the environment only, the way a deployment starts it.
@@ -36,7 +37,7 @@ function readConfig(): SystemConfig {
 
 /** Runs the role in this process: alone, or as one of the primary's workers. */
 async function serve(config: SystemConfig): Promise<void> {
-  const worker = cluster.isWorker ? { othersDrained, refreshCoordinator: () => new WorkerRefresh() } : {};
+  const worker = cluster.isWorker ? { othersDrained, refreshCoordinator: () => new WorkerRefresh(), clusterMetrics: clusterMetricsOf } : {};
   const starting = startSystem(config, worker).catch((error: Error) => {
     console.error(`startup failed: ${error.message}`);
     process.exit(1);

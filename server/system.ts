@@ -48,6 +48,8 @@ import { coreBaseUrlOf } from './core-url.js';
 import { ImpactService } from '../subgraphs/impact/domain/impact-service.js';
 import { BrightwayProjectReader } from '../subgraphs/impact/adapters/brightway-project.js';
 import type { SystemConfig } from './config.js';
+import type { Registry } from 'prom-client';
+import type { RenderedMetrics } from './cluster-metrics.js';
 import { subgraphApp } from './subgraph-server.js';
 import { drain } from './drain.js';
 import { stoppingAware } from './stopping.js';
@@ -86,6 +88,8 @@ export interface SystemOptions {
    * (server/worker-refresh.ts); without it this process refreshes, and polls its catalog, alone.
    */
   refreshCoordinator?: () => RefreshCoordinator;
+  /** A worker's: `/admin/metrics` shows every worker's, gathered by the primary (server/cluster-metrics.ts). */
+  clusterMetrics?: (registry: Registry) => () => Promise<RenderedMetrics>;
 }
 
 /** Starts what the configuration's process role asks for (DECISIONS section 1). */
@@ -155,6 +159,7 @@ async function startRole(proc: Process): Promise<void> {
 /** The gateway's GraphQL endpoint and the REST facades, each on its own port. */
 async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string): Promise<void> {
   const { http } = proc.config;
+  const renderMetrics = proc.options.clusterMetrics?.(proc.metrics.registry) ?? (() => proc.metrics.render());
   const endpoint = await graphqlEndpoint({
     gateway,
     supergraphSdl,
@@ -173,7 +178,7 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     let document: unknown;
     const routes = facade.routes({
       openapi: () => (document ??= openApiDocument(facade, routes, PROJECT_VERSION)),
-      metrics: async () => (proc.config.metricsEnabled ? proc.metrics.render() : null),
+      metrics: async () => (proc.config.metricsEnabled ? renderMetrics() : null),
       maxJsonDepth: http.maxJsonDepth,
     });
     const app = createFacade({
@@ -215,6 +220,7 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
     idempotencyTtlSecs: models.idempotencyTtlSecs,
     limits: models.storeLimits,
     onMigrationApplied: (migration, ms) => proc.logger.info({ migration, ms }, 'records store: migration applied'),
+    pool: { acquired: (seconds) => proc.metrics.poolAcquired(seconds), watch: (stats) => proc.metrics.watchPool(stats) },
   });
   proc.closers.push(() => store.close());
   const fetcher = new ArtifactFetcher(models.registry.fetch);
@@ -225,8 +231,8 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
   const sources = { catalog: catalogSource(models.registry.catalog, fetcher), artifacts: fetcher, preparer, notifier };
   const coordinator = proc.options.refreshCoordinator?.();
   const registry = new ModelRegistry(sources, {
-    refreshed: (report) => {
-      proc.metrics.registryModels(report.models_found);
+    refreshed: (report, revision) => {
+      proc.metrics.registryRefreshed(report.models_found, revision, report.refreshed_at);
       logProblems(proc.logger, report);
     },
     validated: (report) => report.results.forEach((r) => proc.metrics.validation(r.kind, r.passed)),

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { SystemConfig } from './config.js';
 import { RegistryConductor } from './registry-conductor.js';
 import { startupSummary } from './startup-summary.js';
+import { ClusterMetrics } from './cluster-metrics.js';
 
 /**
  * `WORKERS` > 1 (docs/DEPLOYMENT.md): the primary forks that many workers with node:cluster, each
@@ -47,6 +48,8 @@ class Supervisor {
   private clean = true;
   /** The registry's refresh runs, one for all workers (server/registry-conductor.ts); none without a models subgraph. */
   private readonly registry?: RegistryConductor;
+  /** METRICS_ENABLED: one scrape shows every worker (server/cluster-metrics.ts). */
+  private readonly metrics?: ClusterMetrics;
 
   constructor(
     private readonly config: SystemConfig,
@@ -58,6 +61,7 @@ class Supervisor {
       const pollMs = catalog.kind === 'url' ? catalogPollSecs * 1000 : 0;
       this.registry = new RegistryConductor({ spacingMs: minRefreshIntervalSecs * 1000, pollMs });
     }
+    if (config.metricsEnabled) this.metrics = new ClusterMetrics();
   }
 
   start(): void {
@@ -77,6 +81,8 @@ class Supervisor {
     const worker = cluster.fork();
     this.live.set(worker.id, worker);
     this.registry?.adopt(worker);
+    this.metrics?.adopt(worker);
+    this.metrics?.workers(this.live.size);
     worker.on('message', (message: Report) => {
       if (message?.cerise === 'alive') this.heard.set(worker.id, Date.now());
       if (message?.cerise === 'listening') this.listened(worker, message.ports);
@@ -103,6 +109,7 @@ class Supervisor {
 
   private exited(worker: Worker, code: number | null, signal: string | null): void {
     this.live.delete(worker.id);
+    this.metrics?.workers(this.live.size);
     this.registry?.release(worker);
     this.heard.delete(worker.id);
     this.listening.delete(worker.id);
@@ -123,6 +130,7 @@ class Supervisor {
     this.logger.error({ workerPid, code, signal, restartInMs: delayMs }, 'worker died; starting another');
     const timer = setTimeout(() => {
       this.restarts.delete(timer);
+      this.metrics?.restarted();
       this.fork();
     }, delayMs);
     this.restarts.add(timer);

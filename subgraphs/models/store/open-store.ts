@@ -4,7 +4,7 @@ import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { DomainError } from '../../../kernel/errors.js';
 import { migrate } from './migrator.js';
-import { openPool } from './postgres-pool.js';
+import { type PoolObserver, openPool } from './postgres-pool.js';
 import { PrismaRecordStore } from './prisma-record-store.js';
 import type { RowReader, StoreClient } from './prisma-record-store.js';
 import type { RecordStore } from '../domain/records/record-store.js';
@@ -18,6 +18,8 @@ export interface StoreOptions {
   limits?: StoreLimits;
   /** Told of each migration applied at opening (for the start-up log). */
   onMigrationApplied?: (name: string, ms: number) => void;
+  /** Told how the PostgreSQL pool does (for the metrics). */
+  pool?: PoolObserver;
 }
 
 const DEFAULT_IDEMPOTENCY_TTL_SECS = 86_400;
@@ -36,7 +38,7 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
     await migrate('postgresql', databaseUrl, options.onMigrationApplied);
     const { PrismaClient } = await import('../../../prisma/generated/postgresql/client.js');
     // One pool: Prisma's adapter writes through it, and the translated queries read through it.
-    const pool = openPool(databaseUrl, limits);
+    const pool = openPool(databaseUrl, limits, options.pool);
     const adapter = new PrismaPg(pool, { disposeExternalPool: true });
     const readRows: RowReader = async (sql, values) => (await pool.query(sql, values)).rows;
     return new PrismaRecordStore('postgresql', new PrismaClient({ adapter, transactionOptions }), readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });

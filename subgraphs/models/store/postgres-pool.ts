@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { PoolStats } from '../../../kernel/metrics.js';
 import type { StoreLimits } from './store-limits.js';
 
 /**
@@ -19,8 +20,8 @@ const KEEPALIVE_DELAY_MS = 10_000;
  *   long inside a transaction (its locks are not held by a process of ours that stalled);
  * - a server that does not answer at all is given up on `ANSWER_GRACE_MS` later (`query_timeout`).
  */
-export function openPool(databaseUrl: string, limits: StoreLimits): pg.Pool {
-  const pool = new pg.Pool({
+export function openPool(databaseUrl: string, limits: StoreLimits, observer?: PoolObserver): pg.Pool {
+  const pool = new (observer ? timedPool(observer) : pg.Pool)({
     connectionString: databaseUrl,
     max: limits.poolSize,
     connectionTimeoutMillis: limits.acquireTimeoutMs,
@@ -45,6 +46,37 @@ export function openPool(databaseUrl: string, limits: StoreLimits): pg.Pool {
     if (error === undefined && awaitsAnswer(client)) void client.end();
   });
   return pool;
+}
+
+/** What the metrics read of the pool: each wait for a connection, and its counts at a scrape. */
+export interface PoolObserver {
+  acquired(seconds: number): void;
+  watch(stats: () => PoolStats): void;
+}
+
+/**
+ * A pool that times each wait for a connection: every use goes through `connect` (node-postgres's
+ * `query` too, with a callback), and `acquire` events carry no time.
+ */
+function timedPool(observer: PoolObserver): typeof pg.Pool {
+  return class TimedPool extends pg.Pool {
+    constructor(config: pg.PoolConfig) {
+      super(config);
+      observer.watch(() => ({ total: this.totalCount, idle: this.idleCount, waiting: this.waitingCount }));
+    }
+
+    override connect(): Promise<pg.PoolClient>;
+    override connect(callback: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+    override connect(callback?: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+      const started = performance.now();
+      const waited = () => observer.acquired((performance.now() - started) / 1000);
+      if (!callback) return super.connect().then((client) => (waited(), client));
+      return super.connect((error, client, done) => {
+        waited();
+        callback(error, client, done);
+      });
+    }
+  };
 }
 
 /** node-postgres keeps the statement it waits for in `activeQuery` until the server says it is ready. */

@@ -163,7 +163,7 @@ interface RegistryIndex {
 
 /** Told what the registry did, for metrics and logs; the domain does not know who listens. */
 export interface RegistryObserver {
-  refreshed(report: RefreshReport): void;
+  refreshed(report: RefreshReport, revision: string | null): void;
   validated(report: ValidationReport): void;
   /** A refresh no caller waits for (another replica's, a changed catalog's) failed; the index in use stays. */
   backgroundRefreshFailed?(error: Error): void;
@@ -296,7 +296,7 @@ export class ModelRegistry implements RegistryMember {
     const sorted = [...versions].sort(compareVersions);
     const revision = revisionOf(sorted);
     this.index = { versions: new Map(sorted.map((v) => [key(v.model, v.version), v])), sorted, report, revision };
-    this.observer?.refreshed(report);
+    this.observer?.refreshed(report, revision);
     const served = sorted.map(({ model, version, label, rootClass, artifacts }) => ({ model, version, label, rootClass, artifacts }));
     return { report, revision, served: { refreshedAt: snapshot.refreshedAt, versions: served } };
   }

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { projectPath } from '../../kernel/project.js';
+import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
+import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { postgresReachable } from '../subgraphs/models/store/support.js';
+
+/**
+ * Issue "For the people who run it", thin metrics: `/admin/metrics` has Node's runtime metrics, the
+ * database pool, per-route and per-operation latency, the registry's revision and last refresh, and
+ * the workers; one scrape shows the whole process (the primary aggregates its workers), and every
+ * metric the shipped Grafana dashboard (docs/grafana/dashboard.json) uses is exported.
+ */
+const store = (await postgresReachable()) ? 'postgresql' : 'sqlite';
+const dashboard = JSON.parse(readFileSync(projectPath('docs', 'grafana', 'dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
+
+/** The metric names of a PromQL expression: identifiers with an underscore that are not a function called. */
+function metricNames(expr: string): string[] {
+  return [...expr.matchAll(/\b([a-z][a-z0-9]*_[a-z0-9_]+)\b(?!\s*\()/g)].map((match) => match[1]!);
+}
+
+function getOnNewConnection(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close' } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+let sut: TestSystem;
+
+beforeAll(async () => {
+  const mini = await miniModelHost();
+  sut = await startTestSystem({ ...NO_AUTH, ...mini.env, METRICS_ENABLED: 'true' }, { store });
+  const core = sut.url('core');
+  for (let i = 0; i < 10; i++) await getOnNewConnection(`${core}/models`);
+  await call(core, 'POST', '/models/mini/versions/1.0:validate', { body: { payload: VALID_WIDGET } });
+  await call(core, 'POST', '/models/mini/versions/1.0:query', { body: { filter: {} } });
+});
+afterAll(async () => {
+  await sut?.stop();
+});
+
+test('every scrape, whichever worker it reaches, counts every worker\'s requests', async () => {
+  const scrapes = await Promise.all(Array.from({ length: 4 }, () => getOnNewConnection(`${sut.url('core')}/admin/metrics`)));
+  const modelsCount = (text: string) => Number(/^http_request_duration_seconds_count\{facade="core",route="\/models",method="GET",status="200"\} (\d+)$/m.exec(text)?.[1]);
+  expect(scrapes.map(modelsCount)).toEqual([10, 10, 10, 10]);
+  expect(scrapes.map((text) => /^workers_live (\d+)$/m.exec(text)?.[1])).toEqual(Array(4).fill(expect.stringMatching(/^[1-9]\d*$/)));
+});
+
+test('every metric the Grafana dashboard uses is exported', async () => {
+  const scrape = await getOnNewConnection(`${sut.url('core')}/admin/metrics`);
+  const exported = new Set(scrape.split('\n').filter((line) => line && !line.startsWith('#')).map((line) => line.split(/[{ ]/)[0]));
+  const used = [...new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricNames(target.expr))))].sort();
+  expect(used.length).toBeGreaterThan(15);
+  // The database pool's metrics exist on PostgreSQL only (SQLite has no pool); CI always has PostgreSQL.
+  const expected = store === 'postgresql' ? used : used.filter((name) => !name.startsWith('store_pool_'));
+  expect(expected.filter((name) => !exported.has(name))).toEqual([]);
+});
+
+test('the runtime, the registry and the database pool are there', async () => {
+  const scrape = await getOnNewConnection(`${sut.url('core')}/admin/metrics`);
+  expect(scrape).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m);
+  expect(scrape).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+  expect(scrape).toMatch(/^registry_models 1$/m);
+  expect(scrape).toMatch(/^registry_revision_info\{revision="[0-9a-f]{16}"\} 1$/m);
+  expect(scrape).toMatch(/^registry_last_refresh_timestamp_seconds \d+/m);
+  if (store === 'postgresql') expect(scrape).toMatch(/^store_pool_acquire_seconds_count [1-9]/m);
+});
