@@ -68,6 +68,7 @@ export class RegistryConductor {
   private readonly queue: RefreshQueue<RefreshAsk, RefreshReport>;
   private served: { run: number; installed: Installed } | null = null;
   private running: Promise<unknown> = Promise.resolve();
+  private firstLoad?: Promise<RefreshReport>;
   private runs = 0;
   private jobs = 0;
   private poll?: NodeJS.Timeout;
@@ -113,7 +114,9 @@ export class RegistryConductor {
     this.members.set(worker.id, member);
     if (this.members.size === 1) this.schedulePoll();
     await this.running.catch(() => undefined);
-    if (!this.served) return this.queue.ask({ kind: 'load' });
+    // The first load is one run for every worker: one that failed (the catalog unreachable) is
+    // every starting worker's answer too, until a refresh succeeds (and installs everywhere).
+    if (!this.served) return (this.firstLoad ??= this.queue.ask({ kind: 'load' }));
     if (member.run !== this.served.run) await this.sync(member);
     return this.served.installed.report;
   }

@@ -24,9 +24,12 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     host = mini.host;
     idp = await JwksServer.start();
     token = await idp.sign();
-    for (const name of ['models', 'indicators', 'impact']) {
-      subgraphs[name] = await startTestSystem({ ...mini.env, ...idp.authEnv(), ...SECRET, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
-    }
+    // Started together, as a deployment would: each is a primary with its workers.
+    await Promise.all(
+      ['models', 'indicators', 'impact'].map(async (name) => {
+        subgraphs[name] = await startTestSystem({ ...mini.env, ...idp.authEnv(), ...SECRET, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
+      }),
+    );
     edge = await startTestSystem({
       ...idp.authEnv(),
       ...SECRET,
@@ -228,10 +231,12 @@ describe('distributed mode with forward_auth', () => {
   beforeAll(async () => {
     const mini = await miniModelHost();
     const urls: Record<string, string> = {};
-    for (const name of ['models', 'indicators', 'impact']) {
-      const subgraph = await startTestSystem({ ...mini.env, ...forwardAuth, ...SECRET, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
-      urls[`${name.toUpperCase()}_SUBGRAPH_URL`] = `${subgraph.url(`subgraph:${name}`)}/graphql`;
-    }
+    await Promise.all(
+      ['models', 'indicators', 'impact'].map(async (name) => {
+        const subgraph = await startTestSystem({ ...mini.env, ...forwardAuth, ...SECRET, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
+        urls[`${name.toUpperCase()}_SUBGRAPH_URL`] = `${subgraph.url(`subgraph:${name}`)}/graphql`;
+      }),
+    );
     // Dual-stack: an IPv4 caller (127.0.0.1) is a trusted proxy, an IPv6 one (::1) is not.
     edge = await startTestSystem({ ...forwardAuth, ...SECRET, ...urls, PROCESS_ROLE: 'gateway', SERVER_HOST: '::' });
   });
