@@ -7,6 +7,7 @@ import { DemandDirectives, declareDemand } from '../../gateway/pipeline/limits/d
 import { fragmentsOf } from '../../gateway/pipeline/limits/measure.js';
 import { projectPath } from '../../kernel/project.js';
 import { subgraphSchemaForComposition } from '../../subgraphs/index.js';
+import { graphMdExamples } from '../support/graph-examples.js';
 
 /**
  * Issue 24: the cost of the graph's own operations under the directives its subgraphs declare, read
@@ -96,5 +97,15 @@ describe('a subgraph port reads the directives of its own schema', () => {
     const query = parse('query($r: [_Any!]!) { _entities(representations: $r) { ... on Record { id } } }');
     expect(costIn(models, query, { r: representations })).toEqual({ cost: 150_000, path: ['_entities'] });
     expect(costIn(models, parse('{ records { nodes { payload } } }'))).toEqual({ cost: 3_101, path: ['records', 'nodes', 'payload'] });
+  });
+});
+
+describe('the operations of docs/GRAPH.md cost what the page says', () => {
+  const examples = graphMdExamples();
+  test.each(examples.map((example) => [example.name, example] as const))('%s', (_name, { document, statedCost }) => {
+    expect(costIn(api, document).cost).toBe(statedCost);
+  });
+  test('there are examples to check', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(3);
   });
 });
