@@ -3,9 +3,10 @@ import {
   type DocumentNode,
   type FieldDefinitionNode,
   type GraphQLSchema,
-  Kind,
   type TypeDefinitionNode,
   type TypeExtensionNode,
+  isTypeDefinitionNode,
+  isTypeExtensionNode,
   valueFromASTUntyped,
 } from 'graphql';
 
@@ -35,7 +36,7 @@ export class DemandDirectives {
     private readonly types: ReadonlyMap<string, number>,
   ) {}
 
-  static fromDefinitions(definitions: ReadonlyArray<TypeDefinitionNode | TypeExtensionNode>): DemandDirectives {
+  private static fromDefinitions(definitions: ReadonlyArray<TypeDefinitionNode | TypeExtensionNode>): DemandDirectives {
     const fields = new Map<string, DeclaredFieldCost>();
     const types = new Map<string, number>();
     for (const definition of definitions) {
@@ -50,8 +51,9 @@ export class DemandDirectives {
     return new DemandDirectives(fields, types);
   }
 
+  /** From SDL (the supergraph). */
   static fromDocument(document: DocumentNode): DemandDirectives {
-    return DemandDirectives.fromDefinitions(document.definitions.filter((d): d is TypeDefinitionNode | TypeExtensionNode => 'name' in d && d.kind !== Kind.DIRECTIVE_DEFINITION && d.kind !== Kind.OPERATION_DEFINITION && d.kind !== Kind.FRAGMENT_DEFINITION));
+    return DemandDirectives.fromDefinitions(document.definitions.filter((d) => isTypeDefinitionNode(d) || isTypeExtensionNode(d)));
   }
 
   /** From a schema's own AST nodes (a subgraph's, or one built from SDL). */
