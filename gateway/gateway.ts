@@ -1,4 +1,4 @@
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import { type ExecutionResult, type GraphQLSchema, parse } from 'graphql';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { apolloGateway } from './apollo-gateway.js';
@@ -7,6 +7,7 @@ import { type ExecutorMode, type OperationExecutor, type OperationRequest, type 
 import { InflightSharing } from './executor/inflight-sharing.js';
 import { PlannedOperations } from './executor/planned/planned-operations.js';
 import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
+import { DemandDirectives, declareDemand } from './pipeline/limits/demand-directives.js';
 
 export interface Gateway {
   /** The client-visible (API) schema. */
@@ -58,6 +59,8 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   });
   const loaded = await apollo.load();
   const { schema } = loaded;
+  // The API schema has lost the subgraphs' @cost and @listSize; composition kept them in the supergraph.
+  declareDemand(schema, DemandDirectives.fromDocument(parse(supergraphSdl)));
   const stock = loaded.executor as ApolloExecutor;
   const stockRoute = stockExecution(stock, schema, options.logger);
   executor = options.executor === 'planned' ? new PlannedOperations(schema, supergraphSdl) : STOCK_ONLY;

@@ -74,8 +74,7 @@ async function answerFor(options: FacadeOptions, req: IncomingMessage, match: Re
     return route.local(request);
   }
   let variables = route.variables?.(request) ?? {};
-  const preludeVariables = route.prelude?.variables(request, variables) ?? null;
-  if (preludeVariables !== null) variables = route.prelude!.merge(variables, await run(route.preparedPrelude!, preludeVariables));
+  if (route.prelude) variables = await route.prelude.complete(request, variables, (preludeVariables) => run(route.preparedPrelude!, preludeVariables));
   return route.respond(await run(route.prepared!, variables), request);
 
   async function run(prepared: PreparedOperation, variables: Record<string, unknown>): Promise<unknown> {

@@ -57,25 +57,22 @@ interface RouteBase {
 export interface OperationRoute<TData, TVariables> extends RouteBase {
   operation: TypedDocumentNode<TData, TVariables>;
   variables?(request: FacadeRequest): TVariables;
-  /** An operation run first when the route needs what only the graph knows (a REST offset's cursor). */
+  /** An operation run first, as often as needed, when the route needs what only the graph knows (a REST offset's cursor). */
   prelude?: Prelude<TVariables>;
   respond(data: TData, request: FacadeRequest): FacadeResponse;
 }
 
-/** A route's operation run before its own, whose answer goes into the route's variables. */
+/** A route's operation run before its own (none, one or several times), whose answers go into the route's variables. */
 export interface Prelude<TVariables> {
   operation: TypedDocumentNode<unknown, Record<string, unknown>>;
-  /** Its variables; null: not needed for this request. */
-  variables(request: FacadeRequest, main: TVariables): Record<string, unknown> | null;
-  /** The route's variables with what it answered. */
-  merge(main: TVariables, data: unknown): TVariables;
+  /** The route's variables, completed with what the operation answers: `run` runs it with the variables given. */
+  complete(request: FacadeRequest, main: TVariables, run: (variables: Record<string, unknown>) => Promise<unknown>): Promise<TVariables>;
 }
 
 /** A prelude typed by its own operation and the route's variables. */
 export function prelude<TVariables, TData, TPreVariables extends Record<string, unknown>>(step: {
   operation: TypedDocumentNode<TData, TPreVariables>;
-  variables(request: FacadeRequest, main: TVariables): TPreVariables | null;
-  merge(main: TVariables, data: TData): TVariables;
+  complete(request: FacadeRequest, main: TVariables, run: (variables: TPreVariables) => Promise<TData>): Promise<TVariables>;
 }): Prelude<TVariables> {
   return step as unknown as Prelude<TVariables>;
 }

@@ -29,8 +29,8 @@ async function main(): Promise<void> {
   const routerRuntime = process.env.HIVE_ROUTER_RUNTIME === 'true' ? await import('@graphql-hive/router-runtime') : undefined;
   // GATEWAY_SUBGRAPH_SECRET: sent to the subgraphs as our gateway sends it (`x-gateway-secret`,
   // gateway/pipeline/gateway-secret.ts), so that they treat Hive's fetches as our gateway's: its
-  // documents are not held again to the edge's limits (server/subgraph-server.ts), which count an
-  // entity fetch's `_entities` list as ESTIMATED_LIST_SIZE items and refuse the questionnaire's.
+  // documents are not held again to the edge's limits (server/subgraph-server.ts), which price an
+  // entity fetch's `_entities` by its representations and would refuse a large one.
   const secret = process.env.GATEWAY_SUBGRAPH_SECRET;
   const gateway = createGatewayRuntime({
     supergraph,

@@ -16,39 +16,59 @@ export interface OperationLimitValues {
 interface Limit {
   /** The measure in the error message: `depth`, `alias count`, `cost`. */
   what: string;
+  /** The setting that moves the limit, named in the refusal. */
+  setting: string;
   code: ErrorCode;
   max: number;
-  measure(operation: MeasuredOperation): number;
+  measure(operation: MeasuredOperation): Measured;
   /** The measure reads the variables (list sizes): measured per request, not once per operation. */
   readsVariables: boolean;
 }
 
+interface Measured {
+  value: number;
+  /** Where most of it lies (the cost's costliest path), named in the refusal. */
+  path?: string[];
+}
+
 /**
- * Every operation a client writes (`/graphql`) is measured before any subgraph is called: deeper,
- * more aliased or costlier than the limits is refused with the limit's own code (400) and
- * `details: {limit, actual}`. Documents have passed validation (no fragment cycles, known fields).
- * Depth and aliases are measured once per operation (documents are cached, so the same node comes
- * back); cost per request, since list sizes come from the variables. A REST route runs a fixed
- * document whose sizes its contract bounds (a records filter's `limit` is at most 1,000, refused by
- * the domain with the contract's own 400 otherwise): it is not measured, so that a REST client never
- * meets a GraphQL limit's code.
+ * Every operation a client writes (`/graphql`, a subgraph port's direct caller) is measured before
+ * any subgraph is called: deeper, more aliased or costlier than the limits is refused with the
+ * limit's own code (400), a message naming the setting that moves the limit and, for the cost, the
+ * costliest path, and `details: {limit, actual}` (`path` too for the cost). Documents have passed
+ * validation (no fragment cycles, known fields). Depth and aliases are measured once per operation
+ * (documents are cached, so the same node comes back); cost per request, since list sizes come from
+ * the variables. A REST route runs a fixed document whose sizes its contract bounds (a records
+ * filter's `limit` is at most 1,000, refused by the domain with the contract's own 400 otherwise): it
+ * is not measured, so that a REST client never meets a GraphQL limit's code.
  */
 export function operationLimits(limits: OperationLimitValues): RequestPlugin {
   const checks: Limit[] = [
-    { what: 'depth', code: 'QUERY_TOO_DEEP', max: limits.maxDepth, measure: operationDepth, readsVariables: false },
-    { what: 'alias count', code: 'TOO_MANY_ALIASES', max: limits.maxAliases, measure: operationAliases, readsVariables: false },
-    { what: 'cost', code: 'QUERY_TOO_COMPLEX', max: limits.maxCost, measure: operationCost, readsVariables: true },
+    { what: 'depth', setting: 'GRAPHQL_MAX_DEPTH', code: 'QUERY_TOO_DEEP', max: limits.maxDepth, measure: (o) => ({ value: operationDepth(o) }), readsVariables: false },
+    { what: 'alias count', setting: 'GRAPHQL_MAX_ALIASES', code: 'TOO_MANY_ALIASES', max: limits.maxAliases, measure: (o) => ({ value: operationAliases(o) }), readsVariables: false },
+    { what: 'cost', setting: 'GRAPHQL_MAX_COST', code: 'QUERY_TOO_COMPLEX', max: limits.maxCost, measure: measuredCost, readsVariables: true },
   ];
-  const measured = new WeakMap<OperationDefinitionNode, number[]>();
+  const measured = new WeakMap<OperationDefinitionNode, Measured[]>();
   return {
     onOperation(request) {
       if (request.exchange.protocol !== 'graphql') return;
       let known = measured.get(request.operation);
       if (!known) measured.set(request.operation, (known = []));
       checks.forEach((limit, index) => {
-        const value = limit.readsVariables ? limit.measure(request) : (known[index] ??= limit.measure(request));
-        if (value > limit.max) throw new DomainError(limit.code, `operation ${limit.what} ${value} exceeds the limit of ${limit.max}`, { limit: limit.max, actual: value });
+        const { value, path } = limit.readsVariables ? limit.measure(request) : (known[index] ??= limit.measure(request));
+        if (value > limit.max) throw refusal(limit, value, path);
       });
     },
   };
+}
+
+function measuredCost(operation: MeasuredOperation): Measured {
+  const { cost, path } = operationCost(operation);
+  return { value: cost, path };
+}
+
+function refusal(limit: Limit, value: number, path: string[] | undefined): DomainError {
+  const where = path ? `; its costliest path is ${path.join('.')}` : '';
+  const message = `operation ${limit.what} ${value} exceeds the limit of ${limit.max} (${limit.setting})${where}`;
+  return new DomainError(limit.code, message, { limit: limit.max, actual: value, ...(path && { path: path.join('.') }) });
 }

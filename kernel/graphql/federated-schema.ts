@@ -5,9 +5,9 @@ import { type AuthChecker, type BuildSchemaOptions, buildSchema, createResolvers
 import type { RequestContext } from './request-context.js';
 import type { Operation } from '../identity/authorization.js';
 import { normalizingResolver, toGraphQLError } from './graphql-errors.js';
+import { DEMAND_CONTROL_IMPORTS } from './demand-control.js';
 
-const FEDERATION_LINK =
-  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])';
+const FEDERATION_LINK = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.9", import: ${JSON.stringify(['@key', '@shareable', '@external', '@requires', '@provides', ...DEMAND_CONTROL_IMPORTS])})`;
 
 /** Entity reference resolvers, keyed by type name (federation's `__resolveReference`). */
 export type ReferenceResolvers = Record<string, (reference: Record<string, unknown>, context: RequestContext) => unknown>;

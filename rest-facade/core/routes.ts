@@ -18,7 +18,7 @@ import {
 import { objectBody, objectMember, replayHeaders } from '../http/envelopes.js';
 import { jsonContent, ok, pathParameter, ref } from '../http/openapi-parts.js';
 import { type FacadeRequest, type FacadeResponse, type Route, operationRoute, prelude } from '../route-table.js';
-import { type RecordQueryVariables, afterSkipped, recordQueryVariables, skipVariables } from '../http/record-query.js';
+import { type RecordQueryVariables, afterOffset, recordQueryVariables } from '../http/record-query.js';
 import { artifactKindOf, modelNotFound, registryError, restReport } from './graph-terms.js';
 import { coreErrors } from './errors.js';
 import { CORE_SCHEMAS } from './schemas.js';
@@ -99,11 +99,8 @@ export const coreFacade: Facade = {
       variables: (request) => ({ ...modelVersion(request), ...recordQueryVariables(objectBody(request.body).filter) }),
       prelude: prelude({
         operation: CoreSkipRecordsDocument,
-        variables: (request, main: CoreQueryRecordsQueryVariables) => {
-          const skip = skipVariables(objectBody(request.body).filter, main as RecordQueryVariables);
-          return skip && { model: main.model, version: main.version, ...skip };
-        },
-        merge: (main, data) => afterSkipped(main as RecordQueryVariables & CoreQueryRecordsQueryVariables, data.modelVersion?.records.pageInfo.endCursor),
+        complete: (request, main: RecordQueryVariables & CoreQueryRecordsQueryVariables, run) =>
+          afterOffset(objectBody(request.body).filter, main, async (page) => (await run({ model: main.model, version: main.version, ...page })).modelVersion?.records.pageInfo),
       }),
       respond: (data, request) => json({ records: found(data.modelVersion, request).records.nodes }),
       openapi: {

@@ -14,25 +14,45 @@ export interface RecordQueryVariables {
  * language's own parser, so a malformed one is the contract's 400 with its details, then written as
  * the graph's typed filter. `limit` is the page size; `offset`, which the graph does not have (its
  * pages are keyset pages), becomes a cursor: the route's prelude asks for the end of the first `offset`
- * records (`afterSkipped`).
+ * records (`afterOffset`).
  */
 export function recordQueryVariables(rawFilter: unknown): RecordQueryVariables {
   const parsed: RecordFilter = parseRecordFilter(rawFilter ?? undefined);
   return { filter: { conditions: parsed.where.map(conditionOf) }, orderBy: parsed.sort.map(orderOf), first: parsed.limit };
 }
 
-/** The variables that find where a page starting at the REST filter's `offset` begins; null for the first record. */
-export function skipVariables(rawFilter: unknown, { filter, orderBy }: RecordQueryVariables) {
-  const { offset } = parseRecordFilter(rawFilter ?? undefined);
-  return offset === 0 ? null : { filter, orderBy, first: offset };
+/** Where a page of the graph ends (a records connection's `pageInfo`). */
+export interface PageEnd {
+  hasNextPage: boolean;
+  endCursor?: string | null;
 }
 
 /**
- * The page after the skipped records. No cursor: nothing was there to skip, so nothing follows
- * either (an empty page, not the first one).
+ * The graph's largest page (`first` is at most 1,000, refused above like any page): a REST offset
+ * is skipped that many records at a time.
  */
-export function afterSkipped<V extends { first: number }>(variables: V, endCursor: string | null | undefined): V & { after?: string } {
-  return endCursor ? { ...variables, after: endCursor } : { ...variables, first: 0 };
+export const SKIP_STEP = 1000;
+
+/**
+ * The route's variables for the page that starts at the REST filter's `offset`: its records are
+ * skipped a page of keys at a time (`skip`: no payload is read), each after the end of the one before.
+ * Nothing (left) to skip: nothing follows either (an empty page, not the first one).
+ */
+export async function afterOffset<V extends RecordQueryVariables>(
+  rawFilter: unknown,
+  main: V,
+  skip: (page: { filter: V['filter']; orderBy: V['orderBy']; first: number; after?: string }) => Promise<PageEnd | null | undefined>,
+): Promise<V & { after?: string }> {
+  let left = parseRecordFilter(rawFilter ?? undefined).offset;
+  let after: string | undefined;
+  while (left > 0) {
+    const first = Math.min(left, SKIP_STEP);
+    const end = await skip({ filter: main.filter, orderBy: main.orderBy, first, ...(after && { after }) });
+    left -= first;
+    if (!end?.endCursor || (left > 0 && !end.hasNextPage)) return { ...main, first: 0 };
+    after = end.endCursor;
+  }
+  return after ? { ...main, after } : main;
 }
 
 function conditionOf(condition: Condition): RecordCondition {

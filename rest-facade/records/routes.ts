@@ -1,7 +1,7 @@
 import { DomainError } from '../../kernel/errors.js';
 import type { Facade } from '../facades.js';
 import { RecordsGetDocument, RecordsHealthDocument, RecordsQueryDocument, RecordsReadinessDocument, RecordsSkipDocument, RecordsStoreDocument } from '../generated/operations.js';
-import { type RecordQueryVariables, afterSkipped, recordQueryVariables, skipVariables } from '../http/record-query.js';
+import { afterOffset, recordQueryVariables } from '../http/record-query.js';
 import { errorEnvelopeSchema, jsonContent, ok, pathParameter, ref } from '../http/openapi-parts.js';
 import { replayHeaders } from '../http/envelopes.js';
 import { type FacadeResponse, operationRoute, prelude } from '../route-table.js';
@@ -67,8 +67,7 @@ export const recordsFacade: Facade = {
       variables: (request) => recordQueryVariables(shapedBody(request.body).filter),
       prelude: prelude({
         operation: RecordsSkipDocument,
-        variables: (request, main: RecordQueryVariables) => skipVariables(shapedBody(request.body).filter, main),
-        merge: (main, data) => afterSkipped(main, data.records.pageInfo.endCursor),
+        complete: (request, main: ReturnType<typeof recordQueryVariables>, run) => afterOffset(shapedBody(request.body).filter, main, async (page) => (await run(page)).records.pageInfo),
       }),
       respond: (data) => json({ records: data.records.nodes }),
       openapi: {

@@ -29,10 +29,11 @@ describe('operation limits at the gateway endpoint, each with its own code', () 
   test.each([
     ['{ modelVersion(model: "mini", version: "1.0") { indicatorSpecifications { parameters { id } } } }', 'QUERY_TOO_DEEP', { limit: 3, actual: 4 }],
     ['{ a: modelVersionCount b: modelVersionCount c: modelVersionCount }', 'TOO_MANY_ALIASES', { limit: 2, actual: 3 }],
-    ['{ modelVersions { indicatorSpecifications { id } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 110 }],
-    // A connection's page size multiplies its nodes (and edges), not the connection itself.
-    ['{ records(first: 5) { nodes { payload } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 56 }],
-    ['{ records(last: 50) { edges { cursor } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 51 }],
+    // 10 versions assumed, 11 indicators each (the sizes the subgraphs declare).
+    ['{ modelVersions { indicatorSpecifications { id } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 120, path: 'modelVersions.indicatorSpecifications' }],
+    // A connection's page size multiplies its nodes (and edges), not the connection itself; a payload weighs 30.
+    ['{ records(first: 2) { nodes { payload } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 63, path: 'records.nodes.payload' }],
+    ['{ records(last: 50) { edges { cursor } } }', 'QUERY_TOO_COMPLEX', { limit: 50, actual: 51, path: 'records.edges' }],
   ])('%s → %s (400)', async (query, code, details) => {
     const answer = await graphql({ query });
     expect(answer.status).toBe(400);

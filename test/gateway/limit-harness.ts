@@ -4,11 +4,17 @@ import { type OperationLimitValues, operationLimits } from '../../gateway/pipeli
 import type { Exchange } from '../../gateway/pipeline/pipeline.js';
 import type { DomainError } from '../../kernel/errors.js';
 
-/** A small schema with nesting, lists, an interface and a connection, for the limit plugins' tests. */
+/** A small schema with nesting, lists, an interface, a connection and demand control directives, for the limit plugins' tests. */
 export const SCHEMA = buildSchema(`
+  directive @cost(weight: Int!) on ARGUMENT_DEFINITION | ENUM | FIELD_DEFINITION | INPUT_FIELD_DEFINITION | OBJECT | SCALAR
+  directive @listSize(assumedSize: Int, slicingArguments: [String!], sizedFields: [String!], requireOneSlicingArgument: Boolean = true) on FIELD_DEFINITION
   scalar JSON
+  scalar Blob @cost(weight: 50)
   interface Node { id: ID! }
-  type Part implements Node { id: ID! name: String parts: [Part!]! maker: Maker data: JSON related(first: Int, after: String): PartConnection! }
+  type Part implements Node {
+    id: ID! name: String parts: [Part!]! maker: Maker data: JSON @cost(weight: 10) blob: Blob
+    related(first: Int, after: String): PartConnection! @listSize(slicingArguments: ["first"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false)
+  }
   type Maker implements Node { id: ID! name: String }
   union Thing = Part | Maker
   type PageInfo { hasNextPage: Boolean! endCursor: String }
@@ -16,8 +22,12 @@ export const SCHEMA = buildSchema(`
   type PartConnection { edges: [PartEdge!]! nodes: [Part!]! pageInfo: PageInfo! totalCount: Int! }
   type Query {
     part(id: ID!): Part parts: [Part!]! node(id: ID!): Node things: [Thing!]! matrix: [[Part!]!]!
-    page(first: Int, last: Int): [Part!]! search(filter: JSON): [Part!]!
+    page(first: Int, last: Int): [Part!]! @listSize(slicingArguments: ["first", "last"], requireOneSlicingArgument: false)
+    search(filter: JSON, limit: Int): [Part!]!
+    few: [Part!]! @listSize(assumedSize: 3)
     partPage(first: Int, after: String, last: Int, before: String): PartConnection!
+      @listSize(assumedSize: 100, slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"], requireOneSlicingArgument: false)
+    _entities(representations: [JSON!]!): [Thing]!
   }
 `);
 

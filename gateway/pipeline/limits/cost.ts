@@ -1,92 +1,120 @@
 import {
   type FieldNode,
   type GraphQLCompositeType,
-  type GraphQLNamedType,
   type GraphQLOutputType,
   Kind,
   type SelectionSetNode,
   type ValueNode,
   getNamedType,
   isCompositeType,
-  isInterfaceType,
   isListType,
-  isObjectType,
-  isScalarType,
   isWrappingType,
+  valueFromASTUntyped,
 } from 'graphql';
 import type { MeasuredOperation } from './measure.js';
+import { type DeclaredListSize, demandDirectivesOf } from './demand-directives.js';
 
-/** How many items a list field is assumed to return when nothing in the request says. */
+/** How many items a list field is assumed to hold when no `@listSize` says (Apollo demand control's default estimate). */
 export const ESTIMATED_LIST_SIZE = 10;
 
 /**
- * What a free-form JSON value (a record's `payload`, a raw report) costs: it is a whole document of
- * the caller's making, not a bounded scalar. Priced as ten fields, so that a page of 1,000 records
- * with their payloads costs about 11,000 and fifteen aliases of it (a 75 MB answer) are refused.
+ * What one representation of federation's `_entities` costs besides its selection: each is looked up
+ * on its own (a store read for a Record, where a page of records is one read for all of them), so it
+ * is priced as ten objects, the weight Apollo gives a mutation's root field.
  */
-export const FREE_FORM_JSON_COST = 10;
-const FREE_FORM_SCALARS = new Set(['JSON', 'JSONObject']);
+export const ENTITY_LOOKUP_WEIGHT = 10;
 
-/** Arguments that say how many items a list field, or a connection's page, holds. */
-const SIZE_ARGUMENTS = new Set(['first', 'last', 'limit']);
-
-/** The list fields of a connection (Relay's `edges` and `nodes`): as long as the page the connection field asks for. */
-const CONNECTION_LISTS = new Set(['edges', 'nodes']);
-
-/**
- * Static cost of an operation, in the manner of Apollo's demand control: a field of an object,
- * interface or union type costs 1 plus its selection, a scalar or enum field 0 (free-form JSON
- * FREE_FORM_JSON_COST), and a list field its item's cost times its size: its `first`, `last` or
- * `limit` argument, from the request's literals or variables, else ESTIMATED_LIST_SIZE; nested list
- * levels count ESTIMATED_LIST_SIZE each. A connection (a field whose type is an object or interface
- * named `…Connection`) is one object whose page size is read so from its own arguments and applies
- * to its `edges` and `nodes` lists (directly or through fragments on the connection type); its
- * other fields (`pageInfo`, `totalCount`) are not multiplied, as Apollo's `@listSize(slicingArguments,
- * sizedFields)` prices a connection. Meta-fields (`__typename`, introspection) cost nothing: the
- * gateway answers them without a subgraph.
- */
-export function operationCost({ operation, fragments, schema, variables }: MeasuredOperation): number {
-  const typeNamed = (name: string) => schema.getType(name) as GraphQLCompositeType;
-  // A fragment is walked once per page size it is spread under (connection fragments depend on it),
-  // so that fragments spreading each other twice over cannot make measuring exponential.
-  const fragmentCosts = new Map<string, number>();
-  function fragmentCost(name: string, page: number | undefined): number {
-    const key = page === undefined ? name : `${name}\u0000${page}`;
-    let cost = fragmentCosts.get(key);
-    if (cost === undefined) {
-      const fragment = fragments.get(name)!;
-      cost = costOf(fragment.selectionSet, typeNamed(fragment.typeCondition.name.value), page);
-      fragmentCosts.set(key, cost);
-    }
-    return cost;
-  }
-  /** `page`: the size of the connection this is the selection of (undefined anywhere else). */
-  function costOf(set: SelectionSetNode, parent: GraphQLCompositeType, page: number | undefined): number {
-    const inConnection = page !== undefined && isConnection(parent) ? page : undefined;
-    let cost = 0;
-    for (const selection of set.selections) {
-      if (selection.kind === Kind.FIELD) cost += fieldCost(selection, parent, inConnection);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) cost += costOf(selection.selectionSet, selection.typeCondition ? typeNamed(selection.typeCondition.name.value) : parent, inConnection);
-      else cost += fragmentCost(selection.name.value, inConnection);
-    }
-    return cost;
-  }
-  function fieldCost(field: FieldNode, parent: GraphQLCompositeType, page: number | undefined): number {
-    const definition = 'getFields' in parent ? parent.getFields()[field.name.value] : undefined;
-    if (!definition) return 0;
-    const type = getNamedType(definition.type);
-    const size = page !== undefined && CONNECTION_LISTS.has(field.name.value) ? page : listSize(field, variables);
-    const itemCost = isCompositeType(type) && field.selectionSet
-      ? 1 + costOf(field.selectionSet, type, isConnection(type) ? size : undefined)
-      : isScalarType(type) && FREE_FORM_SCALARS.has(type.name) ? FREE_FORM_JSON_COST : 0;
-    return itemCost * listFactor(definition.type, size);
-  }
-  return costOf(operation.selectionSet, schema.getRootType(operation.operation)!, undefined);
+/** An operation's cost, and the path (response keys) where most of it lies. */
+export interface OperationCost {
+  cost: number;
+  /** From the root, each step the costliest selection of the one before, down to the last that costs anything. */
+  path: string[];
 }
 
-/** A Relay-style connection type: an object or interface named `…Connection`. */
-function isConnection(type: GraphQLNamedType): boolean {
-  return (isObjectType(type) || isInterfaceType(type)) && type.name.endsWith('Connection');
+/** A connection's page: its size and the fields it sizes (`@listSize(sizedFields:)`). */
+interface Page {
+  size: number;
+  fields: ReadonlySet<string>;
+}
+
+const NOTHING: OperationCost = { cost: 0, path: [] };
+
+/**
+ * Static cost of an operation, as Apollo Router's and Hive Gateway's demand control compute it from
+ * the IBM cost directives (`@cost`, `@listSize`) the subgraphs declare (kernel/graphql/demand-control.ts):
+ * a field of an object, interface or union type costs 1 plus its selection, a scalar or enum 0, unless
+ * `@cost(weight:)` on the field (or on its type) says otherwise; a list field costs its item's cost times
+ * its size. The size is the largest `slicingArguments` value the request gives (a literal, a variable, or
+ * the variable's default), else the declared `assumedSize`, else ESTIMATED_LIST_SIZE; deeper list levels
+ * count ESTIMATED_LIST_SIZE each. A field with `sizedFields` (a connection) is one object whose size
+ * applies to those fields of its selection (`edges`, `nodes`, directly or through fragments); its other
+ * fields (`pageInfo`, `totalCount`) are not multiplied. Federation's `_entities` (a subgraph port) is as
+ * long as its `representations`, each ENTITY_LOOKUP_WEIGHT plus its selection. Meta-fields (`__typename`,
+ * introspection) cost nothing: the gateway answers them without a subgraph.
+ */
+export function operationCost({ operation, fragments, schema, variables }: MeasuredOperation): OperationCost {
+  const declared = demandDirectivesOf(schema);
+  const defaults = new Map((operation.variableDefinitions ?? []).flatMap((d) => (d.defaultValue ? [[d.variable.name.value, valueFromASTUntyped(d.defaultValue)] as const] : [])));
+  const valueOf = (node: ValueNode): unknown => (node.kind === Kind.VARIABLE ? (Object.hasOwn(variables, node.name.value) ? variables[node.name.value] : defaults.get(node.name.value)) : valueFromASTUntyped(node));
+  const typeNamed = (name: string) => schema.getType(name) as GraphQLCompositeType;
+
+  // A fragment is walked once per page it is spread under, so that fragments spreading each other
+  // twice over cannot make measuring exponential.
+  const fragmentMeasures = new Map<string, OperationCost>();
+  function fragmentMeasure(name: string, page: Page | undefined): OperationCost {
+    const key = page ? `${name}\u0000${page.size}\u0000${[...page.fields].join(',')}` : name;
+    let measure = fragmentMeasures.get(key);
+    if (!measure) {
+      const fragment = fragments.get(name)!;
+      fragmentMeasures.set(key, (measure = selectionMeasure(fragment.selectionSet, typeNamed(fragment.typeCondition.name.value), page)));
+    }
+    return measure;
+  }
+  /** `page`: the page of the connection this is the selection of (undefined anywhere else). */
+  function selectionMeasure(set: SelectionSetNode, parent: GraphQLCompositeType, page: Page | undefined): OperationCost {
+    let cost = 0;
+    let costliest: OperationCost = NOTHING;
+    for (const selection of set.selections) {
+      const measure =
+        selection.kind === Kind.FIELD
+          ? fieldMeasure(selection, parent, page)
+          : selection.kind === Kind.INLINE_FRAGMENT
+            ? selectionMeasure(selection.selectionSet, selection.typeCondition ? typeNamed(selection.typeCondition.name.value) : parent, page)
+            : fragmentMeasure(selection.name.value, page);
+      cost += measure.cost;
+      if (measure.cost > costliest.cost) costliest = measure;
+    }
+    return { cost, path: costliest.path };
+  }
+  function fieldMeasure(field: FieldNode, parent: GraphQLCompositeType, page: Page | undefined): OperationCost {
+    const definition = 'getFields' in parent ? parent.getFields()[field.name.value] : undefined;
+    if (!definition) return NOTHING;
+    const type = getNamedType(definition.type);
+    const own = declared.field(parent.name, field.name.value);
+    const entities = parent === schema.getQueryType() && field.name.value === '_entities';
+    const size = page?.fields.has(field.name.value) ? page.size : entities ? representations(field) : sizeOf(field, own?.listSize);
+    const weight = entities ? ENTITY_LOOKUP_WEIGHT : (own?.weight ?? declared.typeWeight(type.name) ?? (isCompositeType(type) ? 1 : 0));
+    const inner = isCompositeType(type) && field.selectionSet ? selectionMeasure(field.selectionSet, type, pageOf(own?.listSize, size)) : NOTHING;
+    const cost = (weight + inner.cost) * listFactor(definition.type, size);
+    return { cost, path: cost > 0 ? [field.alias?.value ?? field.name.value, ...inner.path] : [] };
+  }
+  /** The largest slicing argument given, else the declared assumed size, else ESTIMATED_LIST_SIZE. */
+  function sizeOf(field: FieldNode, listSize: DeclaredListSize | undefined): number {
+    const given = (field.arguments ?? []).filter((a) => listSize?.slicingArguments.includes(a.name.value)).map((a) => valueOf(a.value));
+    const sizes = given.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).map((v) => Math.max(0, Math.ceil(v)));
+    return sizes.length > 0 ? Math.max(...sizes) : (listSize?.assumedSize ?? ESTIMATED_LIST_SIZE);
+  }
+  function representations(field: FieldNode): number {
+    const argument = field.arguments?.find((a) => a.name.value === 'representations');
+    const value = argument && valueOf(argument.value);
+    return Array.isArray(value) ? value.length : 1;
+  }
+  return selectionMeasure(operation.selectionSet, schema.getRootType(operation.operation)!, undefined);
+}
+
+/** The page a connection's `sizedFields` hold, when it declares any. */
+function pageOf(listSize: DeclaredListSize | undefined, size: number): Page | undefined {
+  return listSize && listSize.sizedFields.size > 0 ? { size, fields: listSize.sizedFields } : undefined;
 }
 
 /** The first list level counts `size` items, every deeper one ESTIMATED_LIST_SIZE. */
@@ -95,27 +123,4 @@ function listFactor(type: GraphQLOutputType, size: number): number {
   let levels = 0;
   for (let t: GraphQLOutputType = type; isWrappingType(t); t = t.ofType) if (isListType(t)) factor *= levels++ === 0 ? size : ESTIMATED_LIST_SIZE;
   return factor;
-}
-
-/** The size the request gives the list or connection (see operationCost), or ESTIMATED_LIST_SIZE. */
-function listSize(field: FieldNode, variables: Readonly<Record<string, unknown>>): number {
-  for (const argument of field.arguments ?? []) {
-    if (!SIZE_ARGUMENTS.has(argument.name.value)) continue;
-    const value = valueOf(argument.value, variables);
-    if (typeof value === 'number' && Number.isFinite(value)) return Math.max(0, Math.ceil(value));
-  }
-  return ESTIMATED_LIST_SIZE;
-}
-
-/** A literal or variable argument value, as a number when it is one (what a size is read from). */
-function valueOf(node: ValueNode, variables: Readonly<Record<string, unknown>>): unknown {
-  switch (node.kind) {
-    case Kind.VARIABLE:
-      return variables[node.name.value];
-    case Kind.INT:
-    case Kind.FLOAT:
-      return Number(node.value);
-    default:
-      return undefined;
-  }
 }

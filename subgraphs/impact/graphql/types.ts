@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Directive, Field, InputType, Int, ObjectType } from 'type-graphql';
+import { FREE_FORM_JSON_WEIGHT, cost } from '../../../kernel/graphql/demand-control.js';
 import type { JsonObject } from '../../../kernel/json.js';
 import type { ComputeRequest, ModelVersions } from '../domain/compute-request.js';
 
@@ -70,5 +71,6 @@ export class ComputeImpactInputGql implements ComputeRequest {
 @ObjectType('ImpactComputation', { description: 'An Integrated LCA: what `computeImpact` answers once calculations are available' })
 export class ImpactComputationGql {
   @Field(() => ImpactModelVersionsGql, { description: 'The model versions used' }) modelVersions!: ImpactModelVersionsGql;
+  @Directive(cost(FREE_FORM_JSON_WEIGHT))
   @Field(() => GraphQLJSONObject, { description: 'The result, an Integrated LCA object following `modelVersions.integratedLca`' }) integratedLca!: JsonObject;
 }

@@ -1,9 +1,10 @@
-import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { listSize } from '../../../kernel/graphql/demand-control.js';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import { MODEL_FAMILY } from '../domain/compute-request.js';
 import type { IndicatorService } from '../domain/indicator-service.js';
 import { ComputeIndicatorsInputGql, computeRequestOf } from './compute-input.js';
-import { IndicatorComputationGql, IndicatorSpecificationGql, ModelVersionGql } from './types.js';
+import { IndicatorComputationGql, IndicatorSpecificationGql, ModelVersionGql, QUESTIONNAIRE_SIZES } from './types.js';
 
 /**
  * The indicator service in the graph. Like its REST facade it does not authenticate callers itself
@@ -13,6 +14,7 @@ import { IndicatorComputationGql, IndicatorSpecificationGql, ModelVersionGql } f
 export class IndicatorResolver {
   constructor(private readonly indicators: IndicatorService) {}
 
+  @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.indicators }))
   @FieldResolver(() => [IndicatorSpecificationGql], {
     description:
       'The questionnaires of this version, one per indicator, in the order the model version lists them; empty for any model but ' +

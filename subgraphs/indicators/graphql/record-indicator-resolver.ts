@@ -1,4 +1,5 @@
 import { Directive, FieldResolver, Resolver, Root } from 'type-graphql';
+import { FREE_FORM_JSON_WEIGHT, cost } from '../../../kernel/graphql/demand-control.js';
 import type { IndicatorService } from '../domain/indicator-service.js';
 import { IndicatorResultGql, RecordGql } from './types.js';
 
@@ -15,6 +16,8 @@ export class RecordIndicatorResolver {
       'payload is not an assessment, UNKNOWN_INDICATOR_SPECIFICATION, CALCULATION_ARTIFACT_NOT_FOUND',
   })
   @Directive('@requires(fields: "model version payload")')
+  // The scores are the object plus the payload it requires, which the gateway fetches for it.
+  @Directive(cost(1 + FREE_FORM_JSON_WEIGHT))
   indicatorResult(@Root() record: RecordGql): Promise<IndicatorResultGql | null> {
     return this.indicators.scoreRecord(record);
   }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { FREE_FORM_JSON_WEIGHT, cost, listSize } from '../../../kernel/graphql/demand-control.js';
 import type { ScoringResult } from '../domain/scoring.js';
 import type { ValidationSection } from '../domain/validation-section.js';
 
@@ -12,6 +13,14 @@ import type { ValidationSection } from '../domain/validation-section.js';
  * type-graphql's own per-field resolver (a middleware chain per field) was a tenth of an in-process
  * request for it (bench/PROFILE.md). A type that renames a field cannot be simple.
  */
+
+/**
+ * The questionnaire's list sizes for demand control, each per item of the level above: the published
+ * 0.0.4 model's own figures (11 indicators; on average 5.8 parameters each, 5.1 questions per
+ * parameter, 5.7 answers per question), rounded up. One version's questionnaire costs 2,850, every
+ * version's (`modelVersions`, 10 assumed) 28,500.
+ */
+export const QUESTIONNAIRE_SIZES = { indicators: 11, parameters: 6, questions: 6, answers: 6 };
 
 // The keys are the graph's names, the values the domain's strings: resolvers return domain objects unchanged.
 export enum ValidationStatusGql {
@@ -50,6 +59,7 @@ export class QuestionSpecificationGql {
   @Field(() => String, { nullable: true, description: 'The question as shown to the person answering; null when the model version provides no text' })
   readonly text!: string | null;
   @Field(() => Float, { description: "The question's weight in its parameter's score" }) readonly weight!: number;
+  @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.answers }))
   @Field(() => [AnswerOptionGql], { description: 'The answers to choose from' }) readonly answers!: readonly AnswerOptionGql[];
 }
 
@@ -61,6 +71,7 @@ export class ParameterSpecificationGql {
   @Field(() => Float, { description: "The parameter's weight in the indicator's total score" }) readonly weight!: number;
   @Field(() => Float, { nullable: true, description: 'When set, the parameter always scores this value and has no questions to answer' })
   readonly fixedScore!: number | null;
+  @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.questions }))
   @Field(() => [QuestionSpecificationGql], { description: 'The questions to answer, in order; empty when `fixedScore` is set' })
   readonly questions!: readonly QuestionSpecificationGql[];
 }
@@ -72,6 +83,7 @@ export class IndicatorSpecificationGql {
   readonly indicatorType!: string | null;
   @Field(() => String, { nullable: true, description: 'The product category it applies to (for example `Battery`); null when not given' })
   readonly productCategory!: string | null;
+  @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.parameters }))
   @Field(() => [ParameterSpecificationGql], { description: 'Its parameters, in order' }) readonly parameters!: readonly ParameterSpecificationGql[];
 }
 
@@ -118,6 +130,7 @@ export class IndicatorValidationGql {
   finding_count!: number | null;
   @Field(() => Boolean, { name: 'findingsPresent', nullable: true, description: '`findingCount > 0`; null when validation was skipped' })
   findings_present!: boolean | null;
+  @Directive(cost(FREE_FORM_JSON_WEIGHT))
   @Field(() => GraphQLJSONObject, { name: 'rawReport', nullable: true, description: "The validator's report, unchanged; null when validation was skipped" })
   raw_report!: Record<string, unknown> | null;
   @Field(() => [String], { description: 'The verdict and the first findings, one sentence each, for showing to a person' }) details!: string[];
@@ -157,6 +170,7 @@ export class IndicatorComputationGql {
   @Field({ name: 'modelVersion', description: 'The model version used' }) model_version!: string;
   @Field({ name: 'artifactBaseUrl', description: 'The folder of its published files (`artifacts.baseUrl`)' }) artifact_base_url!: string;
   @Field(() => IndicatorArtifactsGql, { description: 'Its published files' }) artifacts!: IndicatorArtifactsGql;
+  @Directive(cost(FREE_FORM_JSON_WEIGHT))
   @Field(() => GraphQLJSONObject, {
     description: "The assessment in the model's JSON, as validated and scored, with `parameter_assessments` and `question_answers` defaulted to []",
   })

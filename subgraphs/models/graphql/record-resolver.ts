@@ -1,5 +1,5 @@
 import { type GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Directive, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import type { ModelRegistry } from '../domain/registry/model-registry.js';
 import type { JsonObject, RecordService, RecordQuery } from '../domain/records/record-service.js';
@@ -15,6 +15,7 @@ import {
   RecordReadGrantInputGql,
   RecordReadGrantPayloadGql,
   StoreRecordInputGql,
+  RECORD_PAGE_SIZE,
   StoreRecordPayloadGql,
 } from './record-types.js';
 import { ModelVersionGql, RecordGql, RecordOwnerGql } from './types.js';
@@ -53,6 +54,7 @@ export class RecordResolver {
   }
 
   @Authorized('records.query')
+  @Directive(RECORD_PAGE_SIZE)
   @Query(() => RecordConnectionGql, { description: 'The records you may read, a page at a time. BAD_REQUEST names the part of a filter that is wrong' })
   async records(@Args() args: RecordPageArgsGql, @Ctx() context: RequestContext, @Info() info: GraphQLResolveInfo): Promise<RecordConnectionSource> {
     return recordConnection(this.service, context, args, null, info);
@@ -99,6 +101,7 @@ export class ModelVersionRecordsResolver {
   constructor(private readonly service: RecordService) {}
 
   @Authorized('records.query')
+  @Directive(RECORD_PAGE_SIZE)
   @FieldResolver(() => RecordConnectionGql, { description: 'The records of this model version you may read, a page at a time' })
   async records(@Root() parent: ModelVersionGql, @Args() args: RecordPageArgsGql, @Ctx() context: RequestContext, @Info() info: GraphQLResolveInfo): Promise<RecordConnectionGql> {
     return recordConnection(this.service, context, args, { model: parent.model, version: parent.version }, info);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { GraphQLDateTime, GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { PAGE_SIZE } from '../domain/records/record-page.js';
+import { listSize } from '../../../kernel/graphql/demand-control.js';
 import { RecordGql } from './types.js';
 
 /*
@@ -167,6 +168,12 @@ export class RecordReadGrantPayloadGql {
   @Field(() => String, { nullable: true, description: 'The tenant named' }) tenant!: string | null;
   @Field({ description: 'Whether the grantee may now read the record' }) granted!: boolean;
 }
+
+/**
+ * How long a records connection's page is, for demand control: its `first` or `last`, else the
+ * resolver's own default (PAGE_SIZE.default, the same constant), for its `edges` and `nodes`.
+ */
+export const RECORD_PAGE_SIZE = listSize({ assumedSize: PAGE_SIZE.default, slicingArguments: ['first', 'last'], sizedFields: ['edges', 'nodes'], requireOneSlicingArgument: false });
 
 /**
  * The arguments of a records connection (Query.records, ModelVersion.records), listed last first:

@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Authorized, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Directive, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { listSize } from '../../../kernel/graphql/demand-control.js';
 import type { ModelRegistry, ModelVersion } from '../domain/registry/model-registry.js';
 import type { ArtifactKind } from '../domain/registry/catalog.js';
 import { ArtifactGql, ArtifactKindGql, ModelVersionGql, RefreshRegistryPayloadGql, ValidationReportGql } from './types.js';
@@ -14,11 +15,15 @@ export function modelVersionGql(version: Pick<ModelVersion, 'model' | 'version' 
   return { model: version.model, version: version.version, label: version.label ?? null };
 }
 
+/** How many versions a registry is assumed to serve, for demand control: a catalogue lists a handful. */
+const MODEL_VERSIONS_ASSUMED = 10;
+
 @Resolver(() => ModelVersionGql)
 export class RegistryResolver {
   constructor(private readonly registry: ModelRegistry) {}
 
   @Authorized('models.list')
+  @Directive(listSize({ assumedSize: MODEL_VERSIONS_ASSUMED }))
   @Query(() => [ModelVersionGql], { description: 'Every model version in the registry, by model, then version' })
   modelVersions(): ModelVersionGql[] {
     return this.registry.list().map(modelVersionGql);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { GraphQLDateTime, GraphQLJSON } from 'graphql-scalars';
 import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { FREE_FORM_JSON_WEIGHT, cost } from '../../../kernel/graphql/demand-control.js';
 
 /*
  * The models subgraph's types as frontend developers read them (docs/GRAPH.md). Enum names are the
@@ -61,11 +62,19 @@ export class ModelVersionGql {
   @Field(() => String, { nullable: true, description: 'A human-readable name, when the catalog gives one' }) label!: string | null;
 }
 
+/**
+ * What an artifact's text costs (demand control): a document of hundreds of KB to MBs (the published
+ * 0.0.4 ones are 743 KB to 2.1 MB), priced as 10,000 objects, so that a request holds the three of one
+ * version (30,004) but not those of every version, nor one per record of a page.
+ */
+export const ARTIFACT_CONTENT_WEIGHT = 10_000;
+
 @ObjectType('Artifact', { description: 'A published artifact of a model version, exactly as the registry fetched it' })
 export class ArtifactGql {
   @Field(() => ArtifactKindGql, { description: 'Which artifact this is' }) kind!: ArtifactKindGql;
   @Field({ description: 'Its media type, e.g. `text/turtle; charset=utf-8`' }) mediaType!: string;
   @Field({ description: 'An HTTP entity tag of the content: unchanged content, unchanged tag' }) etag!: string;
+  @Directive(cost(ARTIFACT_CONTENT_WEIGHT))
   @Field({ description: 'The artifact\'s text' }) content!: string;
 }
 
@@ -76,6 +85,7 @@ export class ViolationGql {
   @Field(() => SeverityGql, { description: 'How serious it is' }) severity!: SeverityGql;
   @Field(() => String, { nullable: true, description: 'The constraint that failed (a JSON Schema keyword, a SHACL constraint component), when known' })
   constraint!: string | null;
+  @Directive(cost(FREE_FORM_JSON_WEIGHT))
   @Field(() => GraphQLJSON, { nullable: true, description: 'The offending value, when the validator names one' }) value!: unknown;
 }
 
@@ -166,6 +176,7 @@ export class RecordGql {
   @Field(() => ID, { description: 'Unique among the records of its owner\'s tenant' }) id!: string;
   @Field({ description: 'The model of its payload (the same as `modelVersion.model`)' }) model!: string;
   @Field({ description: 'The version of that model (the same as `modelVersion.version`)' }) version!: string;
+  @Directive(cost(FREE_FORM_JSON_WEIGHT))
   @Field(() => GraphQLJSON, { nullable: true, description: 'The payload as submitted; its shape is the model version\'s' })
   payload!: unknown;
   @Field(() => GraphQLDateTime, { description: 'When it was stored' }) createdAt!: string;

@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stopAtScopeEnd } from '../support/cleanup.js';
+import { bearer } from '../support/edges.js';
+import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
+import { JwksServer } from '../support/jwks-server.js';
+import { type ServerProcess, spawnServer } from '../support/server-process.js';
+import { type Answer, call } from '../support/system.js';
+
+/**
+ * Issue 24, "Every request within a budget": the red team's documents against the built server as
+ * `npm run serve` starts it (jwt_jwks, every default limit, GRAPHQL_MAX_COST 50,000). Each is refused
+ * before anything runs, 400 QUERY_TOO_COMPLEX, its message naming the setting and the costliest
+ * path. WORKERS=2, the deployed count on this machine's 2 CPUs: test/support/server-process.ts
+ * still forces 1 otherwise.
+ */
+let idp: JwksServer;
+let token: string;
+let dir: string;
+
+beforeAll(async () => {
+  idp = await JwksServer.start();
+  token = await idp.sign({ scope: 'records:read records:write models:read' });
+  dir = mkdtempSync(path.join(tmpdir(), 'cerise-cost-model-'));
+  stopAtScopeEnd(() => rmSync(dir, { recursive: true, force: true }));
+});
+afterAll(() => idp?.close());
+
+async function expectRefusedByCost(answer: Answer, path: string): Promise<void> {
+  expect(answer.status).toBe(400);
+  expect(answer.json.data).toBeUndefined();
+  const [error] = answer.json.errors;
+  expect(answer.json.errors).toHaveLength(1);
+  expect(error.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', details: { limit: 50000, actual: expect.any(Number), path } });
+  expect(error.message).toBe(`operation cost ${error.extensions.details.actual} exceeds the limit of 50000 (GRAPHQL_MAX_COST); its costliest path is ${path}`);
+}
+
+describe('at the gateway (/graphql)', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), DATABASE_URL: `file:${path.join(dir, 'records.db')}`, WORKERS: '2' });
+  });
+  const graphql = (body: unknown) => call(server.url('gateway'), 'POST', '/graphql', { body, headers: bearer(token) });
+
+  test('records of records of records with no `first`: each page is the resolver\'s default 100, not 10', async () => {
+    const answer = await graphql({
+      query: '{ modelVersion(model: "re-indicators-specification", version: "0.0.4") { records { nodes { modelVersion { records { nodes { modelVersion { records { nodes { id } } } } } } } } } }',
+    });
+    await expectRefusedByCost(answer, 'modelVersion.records.nodes.modelVersion.records.nodes.modelVersion.records.nodes');
+    expect(answer.json.errors[0].extensions.details.actual).toBe(1_030_302);
+  });
+
+  test('5 aliases of a page sized by a variable\'s default (1,000 payloads each)', async () => {
+    const query = `query($n: Int = 1000) { ${[0, 1, 2, 3, 4].map((i) => `r${i}: records(first: $n) { nodes { payload } }`).join(' ')} }`;
+    const answer = await graphql({ query });
+    await expectRefusedByCost(answer, 'r0.nodes.payload');
+    expect(answer.json.errors[0].extensions.details.actual).toBe(155_005);
+    // Given as a variable, the same.
+    await expectRefusedByCost(await graphql({ query, variables: { n: 1000 } }), 'r0.nodes.payload');
+  });
+
+  test('an artifact\'s content per record of a page', async () => {
+    const answer = await graphql({ query: '{ records(first: 100) { nodes { modelVersion { artifact(kind: OWL) { content } } } } }' });
+    await expectRefusedByCost(answer, 'records.nodes.modelVersion.artifact.content');
+    expect(answer.json.errors[0].extensions.details.actual).toBe(1_000_301);
+  });
+
+  // Issue 27 (screens): `first` is at most 1,000 whatever the page is asked for.
+  test.each(['{ records(first: 5000) { totalCount } }', '{ records(last: 1001) { pageInfo { hasPreviousPage } } }'])('%s: BAD_REQUEST, as with nodes', async (query) => {
+    for (const asked of [query, query.replace(/\{ (totalCount|pageInfo \{ hasPreviousPage \}) \}/, '{ nodes { id } }')]) {
+      const answer = await graphql({ query: asked });
+      expect(answer.status).toBe(200);
+      expect(answer.json.data).toBeNull();
+      expect(answer.json.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual([
+        { code: 'BAD_REQUEST', details: { at: 'page', reason: expect.stringMatching(/^(first|last) must be an integer from 0 to 1000$/) } },
+      ]);
+    }
+  });
+
+  test('after every refusal the gateway still answers', async () => {
+    const answer = await graphql({ query: '{ modelVersions { model version } }' });
+    expect(answer.status).toBe(200);
+    expect(answer.json.data.modelVersions.length).toBeGreaterThan(0);
+  });
+});
+
+describe('at a subgraph port called directly (PROCESS_ROLE=subgraph)', () => {
+  let models: ServerProcess;
+  beforeAll(async () => {
+    models = await spawnServer({
+      ...HOSTILE_SYSTEM_ENV,
+      ...idp.authEnv(),
+      DATABASE_URL: `file:${path.join(dir, 'subgraph.db')}`,
+      PROCESS_ROLE: 'subgraph',
+      SUBGRAPH: 'models',
+      SUBGRAPH_PORT: '0',
+      GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret',
+      WORKERS: '2',
+    });
+  });
+  const direct = (body: unknown) => call(models.url('subgraph:models'), 'POST', '/graphql', { body, headers: bearer(token) });
+
+  test('`_entities` with 15,000 representations (610 KB of variables): priced by their number, refused', async () => {
+    const representations = Array.from({ length: 15_000 }, (_, i) => ({ __typename: 'Record', id: `record-${String(i).padStart(6, '0')}` }));
+    const answer = await direct({ query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Record { id payload } } }', variables: { r: representations } });
+    await expectRefusedByCost(answer, '_entities.payload');
+    expect(answer.json.errors[0].extensions.details.actual).toBe(15_000 * (10 + 30));
+  });
+
+  test('a few representations run', async () => {
+    const answer = await direct({ query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Record { id } } }', variables: { r: [{ __typename: 'Record', id: 'none' }] } });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ data: { _entities: [null] } });
+  });
+});
