@@ -157,7 +157,7 @@ function walkValue(value: unknown, type: GraphQLInputType, found: Set<string>): 
     for (const item of Array.isArray(value) ? value : [value]) if (item !== null && item !== undefined) walkValue(item, inner.ofType, found);
     return;
   }
-  if (isEnumType(inner) && typeof value === 'string') found.add(`${inner.name}.${value}`);
+  if (isEnumType(inner) && typeof value === 'string' && inner.getValue(value)) found.add(`${inner.name}.${value}`);
   if (!isInputObjectType(inner) || typeof value !== 'object' || value === null) return;
   const fields = inner.getFields();
   for (const [name, fieldValue] of Object.entries(value)) {
@@ -189,7 +189,3 @@ function usedFragments(operation: OperationDefinitionNode, fragments: ReadonlyMa
   return [...fragments.values()].filter((f) => used.has(f.name.value));
 }
 
-/** The coordinates a stored document touches with the given input coordinates of one of its requests. */
-export function touched(coordinates: readonly string[], inputs: readonly string[]): Set<string> {
-  return new Set([...coordinates, ...inputs]);
-}

@@ -18,8 +18,8 @@ export interface CollectorSettings {
 export interface CollectorEvents {
   /** A batch could not be written: it is dropped (the next one starts afresh). */
   writeFailed(error: Error, batch: { operations: number; counts: number }): void;
-  /** Counts dropped because memory was full while a write was still running. */
-  dropped?(count: number): void;
+  /** Requests not counted since the last write because memory was full while a write still ran. */
+  dropped(count: number): void;
 }
 
 interface Entry {
@@ -46,6 +46,7 @@ export class UsageCollector {
   private day = '';
   private dayEndsAt = 0;
   private lastPurge = 0;
+  private dropped = 0;
 
   constructor(
     private readonly store: UsageStore,
@@ -67,7 +68,10 @@ export class UsageCollector {
       return;
     }
     if (this.entries.size >= this.settings.maxEntries) {
-      if (this.writing) return this.events.dropped?.(1);
+      if (this.writing) {
+        this.dropped += 1;
+        return;
+      }
       void this.flush();
     }
     this.entries.set(key, { usage, client, day: this.day, inputs, count: 1, lastSeenMs: now });
@@ -79,6 +83,8 @@ export class UsageCollector {
     if (this.entries.size === 0) return;
     const batch = batchOf(this.entries);
     this.entries = new Map();
+    if (this.dropped > 0) this.events.dropped(this.dropped);
+    this.dropped = 0;
     this.writing = this.write(batch).finally(() => (this.writing = null));
     await this.writing;
   }
