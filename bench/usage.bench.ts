@@ -8,11 +8,11 @@ import { projectPath } from '../kernel/project.js';
 import { type Figure, round } from './figures.js';
 import { load } from './load.js';
 import { startServerProcess } from './processes.js';
+import { LOCAL_BENCH_ENV } from './fixtures.js';
 
 const SAMPLE = pathToFileURL(projectPath('examples', 'models', 're-indicators-specification', '0.0.4')).href;
 const ENV = {
-  AUTH_MODE: 'none',
-  AUTH_ALLOW_INSECURE_NONE: 'true',
+  ...LOCAL_BENCH_ENV,
   REGISTRY_CATALOG_JSON: JSON.stringify([{ model: 're-indicators-specification', version: '0.0.4', base_url: SAMPLE }]),
   REGISTRY_ALLOW_FILE_URLS: 'true',
   BACKGROUND_PROJECT_DIR: projectPath('examples', 'brightway-project'),
