@@ -17,6 +17,7 @@ import { benchMemory } from './memory.bench.js';
 import { benchGraphqlLimits } from './graphql-limits.bench.js';
 import { benchScale } from './scale.bench.js';
 import { benchWorkers } from './workers.bench.js';
+import { benchSchemaCheck, benchUsage } from './usage.bench.js';
 
 /**
  * Every group of figures, in run order; `--only <prefix>[,<prefix>…]` runs the groups whose prefix matches one. A
@@ -35,6 +36,8 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'memory', run: benchMemory },
   { prefix: 'scale', run: benchWorkers },
   { prefix: 'scale', run: benchScale },
+  { prefix: 'usage', run: benchUsage },
+  { prefix: 'schema_check', run: benchSchemaCheck },
   { prefix: 'soak', run: benchSoak, whenNamed: true },
 ];
 

@@ -33,6 +33,8 @@ export interface GraphQLEndpointOptions {
   trustedDocuments?: TrustedDocuments | null;
   /** The request concerns every door runs (request id, the log line of a server error). */
   pipeline: RequestPipeline;
+  /** The port's admin paths (usage/usage-endpoint.ts), served before its 404. */
+  admin?: express.Router;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     ...(options.trustedDocuments ? [trustedDocumentsGuard(options.trustedDocuments)] : []),
     expressMiddleware(server, { context: ({ req, res }) => authenticatedContext(options.access, req, door.exchangeFor(res)) }),
   );
+  if (options.admin) app.use(options.admin);
   gatewayRoutes(app, ide);
   app.use(rejectUnreadableBody);
   return { app, server };

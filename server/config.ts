@@ -91,6 +91,23 @@ export interface SystemConfig {
   models?: ModelsConfig;
   indicators?: IndicatorSettings;
   impact?: ImpactSettings;
+  /** Usage reporting of the gateway's operations (gateway/usage/); absent for a subgraph process. */
+  usage?: UsageConfig;
+}
+
+/** Usage reporting (docs/DECISIONS.md, "Usage reporting and operation checks"). */
+export interface UsageConfig {
+  /** USAGE_REPORTING: on by default; false switches it off (no counting, no writes, `/admin/usage` 404). */
+  enabled: boolean;
+  /** DATABASE_URL: the records database, where every worker and replica writes its counts. */
+  databaseUrl: string;
+  storeLimits: StoreLimits;
+  /** USAGE_RETENTION_DAYS: counts and operations older than this are deleted. */
+  retentionDays: number;
+  /** USAGE_FLUSH_SECS: how often each process writes its counts. */
+  flushIntervalMs: number;
+  /** USAGE_MAX_ENTRIES: distinct (operation, client, day) kept in memory between writes. */
+  maxEntries: number;
 }
 
 const port = integer({ min: 0, max: 65535 });
@@ -123,6 +140,18 @@ export function readSystemConfig(env: Env): SystemConfig {
     models: runs('models') ? readModelsConfig(env) : undefined,
     indicators: runs('indicators') ? readIndicatorSettings(env) : undefined,
     impact: runs('impact') ? readImpactSettings(env) : undefined,
+    usage: process.role === 'subgraph' ? undefined : readUsageConfig(env),
+  };
+}
+
+function readUsageConfig(env: Env): UsageConfig {
+  return {
+    enabled: optional(env, 'USAGE_REPORTING', boolean, true),
+    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
+    storeLimits: readStoreLimits(env),
+    retentionDays: optional(env, 'USAGE_RETENTION_DAYS', integer({ min: 1 }), 90),
+    flushIntervalMs: optional(env, 'USAGE_FLUSH_SECS', integer({ min: 1 }), 10) * 1000,
+    maxEntries: optional(env, 'USAGE_MAX_ENTRIES', integer({ min: 1 }), 10_000),
   };
 }
 

@@ -3,17 +3,26 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GraphQLDataSource } from '@apollo/gateway';
-import { type Change, CriticalityLevel, diff } from '@graphql-inspector/core';
-import { type GraphQLSchema, parse, print, validate } from 'graphql';
+import { type Change, CriticalityLevel, DiffRule, diff } from '@graphql-inspector/core';
+import { type GraphQLSchema, Kind, type OperationDefinitionNode, parse, print, validate } from 'graphql';
 import { type Composition, type SubgraphSdl, composeSubgraphs, readCommittedSupergraph, subgraphSdls } from '../gateway/compose.js';
 import { apolloGateway } from '../gateway/apollo-gateway.js';
+import { documentUsage } from '../gateway/usage/coordinates.js';
+import { fragmentsOf } from '../gateway/pipeline/limits/measure.js';
+import { type OperationUse, UsageIndex } from '../gateway/usage/usage-analysis.js';
+import { type UsageExport, windowStart } from '../gateway/usage/usage-store.js';
 import { FACADES, routesForInspection } from '../rest-facade/facades.js';
 import { projectPath } from '../kernel/project.js';
+import { breaksRequestsThat } from './schema-check/change-usage.js';
+import { type DeployedDocument, deployedDocuments } from './schema-check/deployed-documents.js';
+import { CannotRun, readBaseline, readUsage } from './schema-check/sources.js';
+import { type OutputFormat, printReport } from './schema-check/report-output.js';
 
 /**
  * `npm run schema:check`: the checks a schema registry runs before a graph is published. The core
  * (`checkSchema`) takes every input as a value, so tests feed it modified subgraphs, supergraphs,
- * routes and allow-lists; `main` gathers the real ones from the code and the repository.
+ * routes, usage and allow-lists; `main` gathers the real ones from the code, the repository, a
+ * running gateway or the database (docs/DECISIONS.md, "Usage reporting and operation checks").
  */
 
 export const ALLOW_LIST_PATH = projectPath('gateway', 'schema-allow-list.json');
@@ -35,56 +44,191 @@ export interface RouteOperation {
   operation: string;
 }
 
+/** What clients really sent, and how it is read. */
+export interface UsageInput {
+  usage: UsageExport;
+  /** Where it came from, as the report says it. */
+  source: string;
+  /** The window, in days ending today (default 30). */
+  days: number;
+  /** A change used by at most this many requests of the window passes; `%` a share of them. */
+  threshold?: { value: number; percent: boolean };
+  excludedClients?: string[];
+}
+
 export interface SchemaCheckInput {
   subgraphs: SubgraphSdl[];
   /** `gateway/supergraph.graphql` as committed: the gateway serves it, so it must be the new composition. */
   committedSupergraph: string;
-  /** The supergraph clients rely on, to diff against; the committed one unless given (see DECISIONS). */
+  /** The supergraph clients rely on, to diff against; the committed one unless given. */
   baselineSupergraph?: string;
+  /** Where the baseline came from, as the report says it. */
+  baselineSource?: string;
   routes: RouteOperation[];
+  /** Other app deployments (frontend kit, trusted documents): always in use. */
+  deployed?: DeployedDocument[];
+  /** Null or absent: no usage source, every breaking change fails (as before usage reporting). */
+  usage?: UsageInput | null;
   allowList: AllowList;
+  /** False when a subgraph came from `--subgraph`: the committed file is not compared with the code. */
+  compareCommitted?: boolean;
 }
 
-export type Verdict = 'breaking' | 'allowed' | 'dangerous' | 'safe';
+/** `unused`: breaking, but nothing in the usage window (nor any deployed document) uses it: safe. */
+export type Verdict = 'breaking' | 'allowed' | 'unused' | 'dangerous' | 'safe';
+
+export interface CheckedChange {
+  change: Change;
+  verdict: Verdict;
+  /** Recorded operations the change breaks (window, excluded clients left out). */
+  operations: OperationUse[];
+  /** Deployed documents that use what the change touches. */
+  deployed: Array<{ app: string; name: string }>;
+}
 
 export interface SchemaCheckReport {
   subgraphs: string[];
   compositionErrors: Composition['errors'];
-  changes: Array<{ change: Change; verdict: Verdict }>;
+  baseline: string;
+  changes: CheckedChange[];
   /** Allow-list entries that match no change: kept from an earlier release, they can go. */
   unusedAllowances: AllowedChange[];
-  routesChecked: number;
+  usage: { source: string; from: string; days: number; requests: number; operations: number; excludedClients: string[]; threshold: number } | null;
+  /** Deployed and recorded documents validated against the new API schema. */
+  documentsChecked: { deployed: number; recorded: number };
+  /** Kept under its old name: every known document that does not validate, the routes' included. */
   routeErrors: string[];
-  stale: boolean;
+  routesChecked: number;
+  /** null: not compared (a subgraph given on the command line). */
+  stale: boolean | null;
 }
 
-/** Composes, diffs the API schema against the baseline, validates the routes, compares with the committed file. */
+/** Composes, diffs the API schema against the baseline with usage, validates the known documents, compares with the committed file. */
 export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckReport> {
   const subgraphs = input.subgraphs.map((s) => s.name);
   const composition = composeSubgraphs(input.subgraphs);
-  if (!composition.supergraphSdl) {
-    return { subgraphs, compositionErrors: composition.errors, changes: [], unusedAllowances: [], routesChecked: 0, routeErrors: [], stale: false };
-  }
+  const baseline = input.baselineSource ?? (input.baselineSupergraph === undefined ? 'gateway/supergraph.graphql' : 'the given baseline');
+  const empty = { subgraphs, baseline, changes: [], unusedAllowances: [], usage: null, documentsChecked: { deployed: 0, recorded: 0 }, routeErrors: [], routesChecked: 0, stale: false };
+  if (!composition.supergraphSdl) return { ...empty, compositionErrors: composition.errors };
   const api = await apiSchemaOf(composition.supergraphSdl);
-  const changes = await diff(await apiSchemaOf(input.baselineSupergraph ?? input.committedSupergraph), api);
+  const oldApi = await apiSchemaOf(input.baselineSupergraph ?? input.committedSupergraph);
+  const deployed = [...input.routes.map((r) => ({ app: 'rest-facade', name: r.name, body: r.operation })), ...(input.deployed ?? [])];
+  const window = input.usage ? usageWindow(input.usage) : null;
+  const changes = await checkedChanges(oldApi, api, deployed, window, input.allowList);
   const allowances = input.allowList.breakingChanges;
+  const recorded = window ? window.index.operationsWhere(() => true).filter((o) => o.requests > window.threshold) : [];
+  const bodies = new Map(input.usage?.usage.operations.map((o) => [o.hash, o.body]) ?? []);
   return {
     subgraphs,
     compositionErrors: [],
-    changes: changes.map((change) => ({ change, verdict: verdictOf(change, allowances.some((a) => matches(a, change))) })),
-    unusedAllowances: allowances.filter((a) => !changes.some((c) => matches(a, c))),
+    baseline,
+    changes,
+    unusedAllowances: allowances.filter((a) => !changes.some((c) => matches(a, c.change))),
+    usage: window && {
+      source: input.usage!.source,
+      from: window.from,
+      days: input.usage!.days,
+      requests: window.index.totalRequests,
+      operations: recorded.length,
+      excludedClients: input.usage!.excludedClients ?? [],
+      threshold: window.threshold,
+    },
+    documentsChecked: { deployed: deployed.length, recorded: recorded.length },
+    // Not subject to the allow-list: a facade whose document no longer validates cannot start, an app's screen breaks.
+    routeErrors: [
+      ...deployed.flatMap((d) => documentErrors(`${d.app === 'rest-facade' ? '' : `${d.app} `}${d.name}`, d.body, api)),
+      ...recorded.flatMap((o) => documentErrors(`recorded ${o.name ?? o.hash.slice(0, 12)} (${clientList(o)})`, bodies.get(o.hash) ?? '', api)),
+    ],
     routesChecked: input.routes.length,
-    // Not subject to the allow-list: a facade whose document no longer validates cannot start.
-    routeErrors: input.routes.flatMap((route) => routeErrorsOf(route, api)),
-    stale: input.committedSupergraph !== composition.supergraphSdl,
+    stale: input.compareCommitted === false ? null : input.committedSupergraph !== composition.supergraphSdl,
   };
+}
+
+interface Window {
+  index: UsageIndex;
+  from: string;
+  /** Absolute: a share was turned into requests. */
+  threshold: number;
+}
+
+function usageWindow(input: UsageInput): Window {
+  const from = windowStart(input.days);
+  const index = new UsageIndex(input.usage, { from, excludedClients: input.excludedClients });
+  const t = input.threshold ?? { value: 0, percent: false };
+  return { index, from, threshold: t.percent ? (t.value / 100) * index.totalRequests : t.value };
+}
+
+async function checkedChanges(oldApi: GraphQLSchema, api: GraphQLSchema, deployed: DeployedDocument[], window: Window | null, allowList: AllowList): Promise<CheckedChange[]> {
+  const deployedUses = deployed.flatMap((d) => {
+    const touched = touchedBy(d.body, oldApi);
+    return touched ? [{ app: d.app, name: d.name, touched }] : [];
+  });
+  const found = new Map<string, Omit<CheckedChange, 'verdict' | 'change'>>();
+  const affectedBy = (change: Change) => {
+    const key = `${change.type} ${change.path}`;
+    let affected = found.get(key);
+    if (!affected) {
+      const breaks = breaksRequestsThat(change);
+      affected = {
+        operations: window?.index.operationsWhere(breaks) ?? [],
+        deployed: deployedUses.filter((d) => breaks(d.touched)).map(({ app, name }) => ({ app, name })),
+      };
+      found.set(key, affected);
+    }
+    return affected;
+  };
+  // graphql-inspector's usage rule: a breaking change nothing uses comes back `isSafeBasedOnUsage`.
+  const rules = window ? [DiffRule.considerUsage] : [];
+  const config = {
+    checkUsage: async (entries: Array<{ meta: { change: Change } }>) =>
+      entries.map(({ meta }) => {
+        const { operations, deployed: apps } = affectedBy(meta.change);
+        return apps.length === 0 && operations.reduce((sum, o) => sum + o.requests, 0) <= window!.threshold;
+      }),
+  };
+  const changes = await diff(oldApi, api, rules, config);
+  return changes.map((change) => {
+    const allowListed = allowList.breakingChanges.some((a) => matches(a, change));
+    // Checked again: the rule suppresses every change whose path starts with a safe one's.
+    const used = () => {
+      const { operations, deployed: apps } = affectedBy(change);
+      return apps.length > 0 || operations.reduce((sum, o) => sum + o.requests, 0) > window!.threshold;
+    };
+    const verdict = verdictOf(change, allowListed, used);
+    return { change, verdict, ...(verdict === 'breaking' || verdict === 'unused' ? affectedBy(change) : { operations: [], deployed: [] }) };
+  });
+}
+
+/** The coordinates a deployed document touches in the old schema (null when it does not validate there). */
+function touchedBy(body: string, schema: GraphQLSchema): Set<string> | null {
+  try {
+    const document = parse(body);
+    if (validate(schema, document).length > 0) return null;
+    const fragments = fragmentsOf(document);
+    const touched = new Set<string>();
+    for (const definition of document.definitions) {
+      if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+      const usage = documentUsage(schema, definition as OperationDefinitionNode, fragments);
+      for (const c of usage.coordinates) touched.add(c);
+      // Variables of a deployed document may hold anything: every argument it names counts as given.
+      for (const c of usage.coordinates) if (c.split('.').length === 3) touched.add(`${c}!`);
+    }
+    return touched;
+  } catch {
+    return null;
+  }
+}
+
+export function clientList(operation: OperationUse): string {
+  return operation.clients.map((c) => `${c.name}${c.version === 'unknown' ? '' : ` ${c.version}`}: ${c.requests}`).join(', ');
 }
 
 function matches(allowance: AllowedChange, change: Change): boolean {
   return allowance.type === change.type && allowance.path === (change.path ?? '');
 }
 
-function verdictOf(change: Change, allowListed: boolean): Verdict {
+function verdictOf(change: Change, allowListed: boolean, used: () => boolean): Verdict {
+  if (change.criticality.isSafeBasedOnUsage) return allowListed ? 'allowed' : used() ? 'breaking' : 'unused';
   switch (change.criticality.level) {
     case CriticalityLevel.Breaking:
       return allowListed ? 'allowed' : 'breaking';
@@ -95,11 +239,11 @@ function verdictOf(change: Change, allowListed: boolean): Verdict {
   }
 }
 
-function routeErrorsOf(route: RouteOperation, api: GraphQLSchema): string[] {
+function documentErrors(name: string, body: string, api: GraphQLSchema): string[] {
   try {
-    return validate(api, parse(route.operation)).map((error) => `${route.name}: ${error.message}`);
+    return validate(api, parse(body)).map((error) => `${name}: ${error.message}`);
   } catch (error) {
-    return [`${route.name}: ${(error as Error).message}`];
+    return [`${name}: ${(error as Error).message}`];
   }
 }
 
@@ -116,32 +260,68 @@ export async function apiSchemaOf(supergraphSdl: string): Promise<GraphQLSchema>
   }
 }
 
-/** 2 when the subgraphs do not compose, 1 when any other check fails, 0 otherwise. */
+/** 2 when the check could not run (the subgraphs do not compose), 1 when any other check fails, 0 otherwise. */
 export function exitCodeOf(report: SchemaCheckReport): 0 | 1 | 2 {
   if (report.compositionErrors.length > 0) return 2;
   const breaking = report.changes.some((c) => c.verdict === 'breaking');
-  return breaking || report.routeErrors.length > 0 || report.stale ? 1 : 0;
+  return breaking || report.routeErrors.length > 0 || report.stale === true ? 1 : 0;
 }
 
-/** The report as the lines the command prints. */
+/** The report in full, as the command prints it when something fails. */
 export function describeReport(report: SchemaCheckReport): string[] {
   if (report.compositionErrors.length > 0) {
     return [`composition of ${report.subgraphs.join(', ')}: FAILED`, ...report.compositionErrors.map((e) => `  ${e.code}: ${e.message}`)];
   }
   const count = (verdict: Verdict) => report.changes.filter((c) => c.verdict === verdict).length;
+  const { deployed, recorded } = report.documentsChecked;
   return [
     `composition of ${report.subgraphs.join(', ')}: ok`,
-    `API changes against the baseline: ${report.changes.length} (${count('breaking')} breaking, ${count('allowed')} allow-listed, ${count('dangerous')} dangerous, ${count('safe')} safe)`,
-    ...report.changes.filter((c) => c.verdict !== 'safe').map(({ change, verdict }) => `  ${verdict.toUpperCase()} ${change.type} ${change.path ?? ''}: ${change.message}`),
-    ...report.unusedAllowances.map((a) => `  allow-list entry ${a.type} ${a.path} matches no change: remove it`),
+    usageLine(report),
+    `API changes against the baseline (${report.baseline}): ${report.changes.length} (${count('breaking')} breaking, ${count('unused')} unused in the window, ${count('allowed')} allow-listed, ${count('dangerous')} dangerous, ${count('safe')} safe)`,
+    ...report.changes.filter((c) => c.verdict !== 'safe').flatMap(changeLines),
+    ...allowListWarning(report),
     report.routeErrors.length === 0
-      ? `routes: ${report.routesChecked} operation documents valid against the new API schema`
-      : `routes: FAILED: documents that do not validate against the new API schema`,
+      ? `operations: ${deployed + recorded} documents valid against the new API schema (${deployed} deployed, ${recorded} recorded)`
+      : `operations: FAILED: documents that do not validate against the new API schema`,
     ...report.routeErrors.map((e) => `  ${e}`),
-    report.stale
-      ? 'supergraph: STALE: gateway/supergraph.graphql is not the composition of the subgraphs; run `npm run compose` and commit it'
-      : 'supergraph: up to date',
+    report.stale === null
+      ? 'supergraph: not compared (a subgraph was given with --subgraph)'
+      : report.stale
+        ? 'supergraph: STALE: gateway/supergraph.graphql is not the composition of the subgraphs; run `npm run compose` and commit it'
+        : 'supergraph: up to date',
   ];
+}
+
+/** What a quiet run prints: one line, and one warning line for stale allow-list entries. */
+export function summaryLines(report: SchemaCheckReport): string[] {
+  const count = (verdict: Verdict) => report.changes.filter((c) => c.verdict === verdict).length;
+  const { deployed, recorded } = report.documentsChecked;
+  const usage = report.usage ? `${report.usage.requests} requests in ${report.usage.days} days from ${report.usage.source}` : 'no usage seen (no source)';
+  return [
+    `schema:check: ok: ${report.changes.length} API changes against ${report.baseline} (${count('unused')} breaking but unused, ${count('allowed')} allow-listed), ${deployed + recorded} operations valid, ${usage}`,
+    ...allowListWarning(report),
+  ];
+}
+
+function usageLine(report: SchemaCheckReport): string {
+  const u = report.usage;
+  if (!u) return 'usage: none seen (no --usage-url, --usage-file or DATABASE_URL): every breaking change fails';
+  const excluded = u.excludedClients.length > 0 ? `, clients excluded: ${u.excludedClients.join(', ')}` : '';
+  return `usage: ${u.requests} requests of ${u.operations} operations since ${u.from} (${u.days} days) from ${u.source}, threshold ${u.threshold} requests${excluded}`;
+}
+
+export function changeLines({ change, verdict, operations, deployed }: CheckedChange): string[] {
+  const lines = [`  ${verdict.toUpperCase()} ${change.type} ${change.path ?? ''}: ${change.message.replace(/ \(non-breaking based on usage\)$/, '')}`];
+  if (verdict === 'unused') lines.push(operations.length === 0 ? '    safe: no operation used it in the window' : `    safe: ${operations.reduce((s, o) => s + o.requests, 0)} requests, within the threshold`);
+  for (const d of deployed) lines.push(`    deployed: ${d.app} ${d.name}`);
+  if (verdict === 'breaking') for (const o of operations) lines.push(`    operation ${o.name ?? '(anonymous)'} ${o.hash.slice(0, 12)}: ${o.requests} requests (${clientList(o)})`);
+  return lines;
+}
+
+function allowListWarning(report: SchemaCheckReport): string[] {
+  const stale = report.unusedAllowances;
+  if (stale.length === 0) return [];
+  return [`warning: ${stale.length} allow-list ${stale.length === 1 ? 'entry matches' : 'entries match'} no change, remove from gateway/schema-allow-list.json: ${stale.slice(0, 3).map((a) => `${a.type} ${a.path}`).join(', ')}${stale.length > 3 ? `, and ${stale.length - 3} more` : ''}`];
 }
 
 /** The allow-list file; every entry needs a type, a path and a reason. */
@@ -155,11 +335,45 @@ export function parseAllowList(text: string): AllowList {
   return { breakingChanges: entries };
 }
 
-async function realInput(baselinePath: string | undefined): Promise<SchemaCheckInput> {
+function parseOptions() {
+  return parseArgs({
+    options: {
+      baseline: { type: 'string' },
+      'baseline-url': { type: 'string' },
+      'baseline-git': { type: 'string' },
+      'usage-url': { type: 'string' },
+      'usage-file': { type: 'string' },
+      days: { type: 'string', default: '30' },
+      threshold: { type: 'string', default: '0' },
+      'exclude-client': { type: 'string', multiple: true, default: [] },
+      subgraph: { type: 'string', multiple: true, default: [] },
+      format: { type: 'string', default: 'text' },
+    },
+  }).values;
+}
+
+async function realInput(values: ReturnType<typeof parseOptions>): Promise<SchemaCheckInput> {
+  const days = Number(values.days);
+  if (!Number.isInteger(days) || days < 1) throw new CannotRun('--days must be a whole number of days, at least 1');
+  const threshold = /^(\d+(?:\.\d+)?)(%?)$/.exec(values.threshold);
+  if (!threshold) throw new CannotRun('--threshold must be a number of requests (10) or a share of them (0.5%)');
+  const sources = {
+    baseline: values.baseline,
+    baselineUrl: values['baseline-url'],
+    baselineGit: values['baseline-git'],
+    usageUrl: values['usage-url'],
+    usageFile: values['usage-file'],
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    token: process.env.SCHEMA_CHECK_TOKEN || undefined,
+    baseRef: process.env.GITHUB_BASE_REF || undefined,
+    days,
+  };
+  const [baseline, usage] = await Promise.all([readBaseline(sources, readCommittedSupergraph), readUsage(sources)]);
   return {
-    subgraphs: await subgraphSdls(),
+    subgraphs: await withGivenSubgraphs(await subgraphSdls(), values.subgraph),
     committedSupergraph: await readCommittedSupergraph(),
-    baselineSupergraph: baselinePath === undefined ? undefined : await readFile(baselinePath, 'utf8'),
+    baselineSupergraph: baseline.sdl,
+    baselineSource: baseline.source,
     routes: FACADES.flatMap((facade) =>
       routesForInspection(facade).flatMap((route) =>
         'operation' in route
@@ -167,19 +381,39 @@ async function realInput(baselinePath: string | undefined): Promise<SchemaCheckI
           : [],
       ),
     ),
+    deployed: deployedDocuments().filter((d) => !d.app.startsWith('rest-facade:')),
+    usage: usage && { ...usage, days, threshold: { value: Number(threshold[1]), percent: threshold[2] === '%' }, excludedClients: [...values['exclude-client']] },
     allowList: parseAllowList(await readFile(ALLOW_LIST_PATH, 'utf8')),
+    compareCommitted: values.subgraph.length === 0,
   };
 }
 
+/** `--subgraph models=path.graphql`: a subgraph's proposed SDL instead of the code's (a subgraph team's check). */
+async function withGivenSubgraphs(subgraphs: SubgraphSdl[], given: string[]): Promise<SubgraphSdl[]> {
+  const replaced = [...subgraphs];
+  for (const entry of given) {
+    const [name, file] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
+    const index = replaced.findIndex((s) => s.name === name);
+    if (index < 0 || !file) throw new CannotRun(`--subgraph ${entry}: expected <name>=<file>, name one of ${subgraphs.map((s) => s.name).join(', ')}`);
+    replaced[index] = { ...replaced[index]!, sdl: await readFile(file, 'utf8').catch((error: Error) => Promise.reject(new CannotRun(`--subgraph ${entry}: ${error.message}`))) };
+  }
+  return replaced;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { baseline: { type: 'string' } } });
+  let format: OutputFormat = 'text';
   try {
-    const report = await checkSchema(await realInput(values.baseline));
-    for (const line of describeReport(report)) console.log(line);
+    const values = parseOptions();
+    if (values.format !== 'text' && values.format !== 'json') throw new CannotRun('--format must be text or json');
+    format = values.format;
+    const report = await checkSchema(await realInput(values));
     process.exitCode = exitCodeOf(report);
+    await printReport(report, process.exitCode, format, process.env);
   } catch (error) {
-    console.error(`schema:check: ${(error as Error).message}`);
-    process.exitCode = 1;
+    const message = `schema:check could not run: ${(error as Error).message}`;
+    if (format === 'json') console.log(JSON.stringify({ verdict: 'error', exitCode: 2, error: message }, null, 2));
+    else console.error(message);
+    process.exitCode = 2;
   }
 }
 

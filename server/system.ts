@@ -27,6 +27,11 @@ import { requestId } from '../gateway/pipeline/request-id.js';
 import { requestMetrics } from '../gateway/pipeline/request-metrics.js';
 import { serverErrorLog } from '../gateway/pipeline/server-error-log.js';
 import { accessLog } from '../gateway/pipeline/access-log.js';
+import { usageReporting } from '../gateway/pipeline/usage-reporting.js';
+import { UsageCollector } from '../gateway/usage/usage-collector.js';
+import { usageEndpoint } from '../gateway/usage/usage-endpoint.js';
+import { openUsageStore } from '../gateway/usage/sql-usage-store.js';
+import type { UsageStore } from '../gateway/usage/usage-store.js';
 import { SUBGRAPH_NAMES, type SubgraphName, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
 import { ArtifactFetcher } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { catalogSource } from '../subgraphs/models/adapters/catalog-source.js';
@@ -69,6 +74,8 @@ interface Process {
   access: AccessControl;
   metrics: ServiceMetrics;
   pipeline: RequestPipeline;
+  /** Usage reporting, when this process has an edge and it is on. */
+  usage: { store: UsageStore; collector: UsageCollector } | null;
   closers: Array<() => Promise<void>>;
   listeners: Record<string, Server>;
   /** Told to stop: the probes answer 503 (server/stopping.ts). */
@@ -101,7 +108,10 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
   logger ??= createLogger({ level: config.logLevel, sensitiveHeaders: authenticator.credentialHeaders });
   const access = { authenticator, authorizer: new Authorizer(config.auth.policy) };
   const metrics = new ServiceMetrics();
-  const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger), closers: [], listeners: {}, stopping: false, options };
+  const usage = await openUsage(config, logger);
+  const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger, usage?.collector), usage, closers: [], listeners: {}, stopping: false, options };
+  // Closed last (closers run in reverse): the final batch holds the requests drained before.
+  if (usage) proc.closers.push(() => usage.collector.close());
   try {
     await startRole(proc);
   } catch (error) {
@@ -118,11 +128,34 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
  * first, so that everything after it can name the request; the subgraph fetch concerns of a gateway
  * over remote subgraphs; the answer's metrics and log line last.
  */
-function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: Logger): RequestPipeline {
+function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: Logger, usage: UsageCollector | undefined): RequestPipeline {
   const role = config.process;
   const remoteFetches = role.role === 'gateway' ? [forwardedCredentials(), gatewaySecret(role.gatewaySecret), upstreamTimeout(role.subgraphTimeoutMs)] : [];
+  // Usage counts what runs: after the limits, which refuse an operation before it does.
+  const reporting = usage ? [usageReporting(usage)] : [];
   const accessLogs = config.accessLog ? [accessLog(logger)] : [];
-  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...remoteFetches, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
+  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...reporting, ...remoteFetches, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
+}
+
+/**
+ * Usage reporting's store and collector (gateway/usage/). A database that cannot be reached at
+ * start costs the usage of this process, not the process: requests are served, one line says so.
+ */
+async function openUsage(config: SystemConfig, logger: Logger): Promise<Process['usage']> {
+  const settings = config.usage;
+  if (!settings?.enabled) return null;
+  let store: UsageStore;
+  try {
+    store = await openUsageStore(settings.databaseUrl, settings.storeLimits);
+  } catch (error) {
+    logger.error({ reason: (error as Error).message }, 'usage reporting: the database cannot be opened; this process records no usage');
+    return null;
+  }
+  const collector = new UsageCollector(store, settings, {
+    writeFailed: (error, batch) => logger.warn({ reason: error.message, ...batch }, 'usage reporting: a batch could not be written and is dropped'),
+    dropped: (count) => logger.warn({ dropped: count }, 'usage reporting: requests not counted while memory was full and a write still ran'),
+  });
+  return { store, collector };
 }
 
 async function startRole(proc: Process): Promise<void> {
@@ -170,6 +203,13 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     limits: proc.config.graphqlLimits,
     trustedDocuments: proc.config.graphqlTrustedDocuments,
     pipeline: proc.pipeline,
+    admin: usageEndpoint({
+      access: proc.access,
+      schema: gateway.schema,
+      supergraphSdl,
+      usage: proc.usage,
+      failed: (error, requestId) => proc.logger.error({ requestId, reason: (error as Error).message }, 'server error: usage could not be read'),
+    }),
   });
   proc.closers.push(() => endpoint.server.stop());
   await listen(proc, 'gateway', http.ports.gateway, endpoint.app, graphqlRefusal, expressMessages(endpoint.app));

@@ -35,6 +35,7 @@ const BUILT_IN = {
   'admin.status': {},
   'admin.metrics': {},
   'admin.registry_refresh': {},
+  'admin.usage': {}, // the gateway's GET /admin/usage, /admin/usage/fields, /admin/supergraph
 } satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof BUILT_IN;

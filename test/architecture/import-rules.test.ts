@@ -63,8 +63,12 @@ test('the rules see imports (a check that checks nothing would pass)', () => {
   expect(RULES[1]!.forbidden.test('rest-facade/facade')).toBe(true);
 });
 
-/** Where the environment is read: server/main.ts hands it to readSystemConfig, and nothing else reads it. */
-const ENV_READERS = new Set(['server/main.ts']);
+/**
+ * Where the environment is read: server/main.ts hands it to readSystemConfig, and nothing else reads
+ * it; `npm run schema:check` (server/schema-check.ts) is a command of its own (DATABASE_URL,
+ * SCHEMA_CHECK_TOKEN, GitHub Actions' variables).
+ */
+const ENV_READERS = new Set(['server/main.ts', 'server/schema-check.ts']);
 
 test('no production module past the configuration layer reads the environment', () => {
   const readers = PRODUCTION.flatMap(sourceFiles).filter((file) => /\bprocess\.env\b(?!\.APOLLO_TELEMETRY_DISABLED\s*=)/.test(readFileSync(path.join(PROJECT_ROOT, file), 'utf8')));

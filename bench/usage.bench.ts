@@ -1,0 +1,125 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { projectPath } from '../kernel/project.js';
+import { type Figure, round } from './figures.js';
+import { load } from './load.js';
+import { startServerProcess } from './processes.js';
+import { LOCAL_BENCH_ENV } from './fixtures.js';
+
+const SAMPLE = pathToFileURL(projectPath('examples', 'models', 're-indicators-specification', '0.0.4')).href;
+const ENV = {
+  ...LOCAL_BENCH_ENV,
+  REGISTRY_CATALOG_JSON: JSON.stringify([{ model: 're-indicators-specification', version: '0.0.4', base_url: SAMPLE }]),
+  REGISTRY_ALLOW_FILE_URLS: 'true',
+  BACKGROUND_PROJECT_DIR: projectPath('examples', 'brightway-project'),
+};
+const ROUNDS = 3;
+const SECONDS = 8;
+const DOCUMENTS = 100_000;
+
+/**
+ * Issue 25's figures. `usage.gateway_overhead.rps_ratio`: the gateway (one process each) with usage
+ * reporting on ÷ off, varied requests (variable sets, two named clients), rounds interleaved.
+ * `usage.distinct_documents_memory_mb`: RSS growth of a gateway after 100,000 distinct documents.
+ * `schema_check.with_usage.seconds`: `schema:check` with an exported usage file of 1,000 operations × 20 clients.
+ */
+export async function benchUsage(): Promise<Figure[]> {
+  return inTemporaryDir(async (dir) => [await overhead(dir), await distinctDocuments(dir)]);
+}
+
+export async function benchSchemaCheck(): Promise<Figure[]> {
+  return inTemporaryDir(async (dir) => [schemaCheckWithUsage(dir)]);
+}
+
+async function inTemporaryDir(run: (dir: string) => Promise<Figure[]>): Promise<Figure[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'usage-bench-'));
+  try {
+    return await run(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function overhead(dir: string): Promise<Figure> {
+  const servers = {
+    on: await startServerProcess('usage-on', { ...ENV, DATABASE_URL: `file:${path.join(dir, 'on.db')}` }),
+    off: await startServerProcess('usage-off', { ...ENV, DATABASE_URL: `file:${path.join(dir, 'off.db')}`, USAGE_REPORTING: 'false' }),
+  };
+  const request = {
+    method: 'POST' as const,
+    path: '/graphql',
+    headers: { 'content-type': 'application/json', 'graphql-client-name': 'bench', 'graphql-client-version': '1' },
+    body: { query: 'query V($m: String!, $v: String!) { modelVersion(model: $m, version: $v) { model version label } modelVersionCount }', variables: {} },
+    variableSets: Array.from({ length: 16 }, (_, i) => ({ m: i % 2 ? 're-indicators-specification' : `missing-${i}`, v: '0.0.4' })),
+  };
+  const rps = { on: [] as number[], off: [] as number[] };
+  try {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const side of round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+        rps[side].push((await load(`http://127.0.0.1:${servers[side].ports.gateway}`, request, { connections: 16, seconds: SECONDS })).rps);
+      }
+    }
+  } finally {
+    await Promise.all([servers.on.stop(), servers.off.stop()]);
+  }
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    id: 'usage.gateway_overhead.rps_ratio',
+    value: round(sum(rps.on) / sum(rps.off)),
+    unit: 'ratio',
+    target: 0.97,
+    better: 'higher',
+    note: `gateway answers/s with usage reporting on ÷ off, ${ROUNDS} interleaved rounds of ${SECONDS} s at 16 connections, 16 variable sets; on ${rps.on.map((r) => round(r, 0)).join('/')}, off ${rps.off.map((r) => round(r, 0)).join('/')}`,
+  };
+}
+
+async function distinctDocuments(dir: string): Promise<Figure> {
+  const server = await startServerProcess('usage-flood', { ...ENV, DATABASE_URL: `file:${path.join(dir, 'flood.db')}` });
+  try {
+    const url = `http://127.0.0.1:${server.ports.gateway}/graphql`;
+    const send = (i: number) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'graphql-client-name': `c${i % 20}` }, body: JSON.stringify({ query: `query Q${i} { modelVersionCount }` }) }).then((r) => r.arrayBuffer());
+    for (let i = 0; i < 2_000; i += 1) await send(-i - 1); // warm-up: caches and pools at their working size
+    const before = server.rssMb();
+    for (let i = 0; i < DOCUMENTS; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => send(i + j)));
+    await new Promise((resolve) => setTimeout(resolve, 12_000)); // the last batch written
+    const after = server.rssMb();
+    return {
+      id: 'usage.distinct_documents_memory_mb',
+      value: round(after - before, 1),
+      unit: 'MB',
+      target: 50,
+      better: 'lower',
+      note: `gateway RSS growth (one process, SQLite) after ${DOCUMENTS} distinct documents from 20 clients; before ${round(before, 0)} MB, after ${round(after, 0)} MB`,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+function schemaCheckWithUsage(dir: string): Figure {
+  const day = new Date().toISOString().slice(0, 10);
+  const operations = Array.from({ length: 1_000 }, (_, i) => {
+    const body = `query Op${i} { modelVersions { model version label } modelVersionCount }`;
+    return { hash: createHash('sha256').update(body).digest('hex'), name: `Op${i}`, type: 'query', body, coordinates: ['Query', 'Query.modelVersions', 'ModelVersion', 'ModelVersion.model', 'ModelVersion.version', 'ModelVersion.label', 'Query.modelVersionCount', 'Int', 'String'] };
+  });
+  const counts = operations.flatMap((o) => Array.from({ length: 20 }, (_, c) => ({ hash: o.hash, client: `client-${c}`, clientVersion: '1.0.0', day, inputs: [], count: 10 + c, lastSeenMs: Date.now() })));
+  const file = path.join(dir, 'usage.json');
+  writeFileSync(file, JSON.stringify({ format: 'cerise-usage-export', version: 1, from: day, exportedAt: new Date().toISOString(), operations, counts }));
+  const started = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, [projectPath('dist', 'server', 'schema-check.js'), '--usage-file', file], { cwd: projectPath(), encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
+  if (run.status !== 0) throw new Error(`schema:check exited ${run.status}: ${run.stdout}${run.stderr}`);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return {
+    id: 'schema_check.with_usage.seconds',
+    value: round(seconds, 2),
+    unit: 's',
+    target: 15,
+    better: 'lower',
+    note: 'node dist/server/schema-check.js --usage-file with 1,000 operations × 20 clients (20,000 counts): composition, diff with usage, every operation validated',
+  };
+}

@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import {
+  type ArgumentNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  type ValueNode,
+  TypeInfo,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  print,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+
+/**
+ * The schema coordinates an operation touches, the way GraphQL Hive collects them: every type,
+ * field (`Type.field`), argument (`Type.field.arg`), input field (`Input.field`) and enum value
+ * (`Enum.VALUE`) the document names, and, for arguments and input fields, whether a value was
+ * given: `Type.field.arg!` / `Input.field!` (input-based detection: removing an argument breaks only
+ * callers that give it, making it required only those that do not). What the variables decide is
+ * known per request only: the document keeps, for each variable, where its value goes.
+ */
+export interface DocumentUsage {
+  /** sha256 of `body`. */
+  hash: string;
+  name: string | null;
+  type: OperationDefinitionNode['operation'];
+  /** The operation and the fragments it uses, printed: what a check validates against a new schema. */
+  body: string;
+  /** What the document touches whatever its variables. */
+  coordinates: string[];
+  /** Where each variable's value goes, read per request by `inputCoordinates`. */
+  probes: VariableProbe[];
+}
+
+interface VariableProbe {
+  variable: string;
+  /** The coordinate that is given a value when the variable's value is not null. */
+  given: string;
+  type: GraphQLInputType;
+  /** The variable has a default: given even when the request leaves it out. */
+  hasDefault: boolean;
+}
+
+/** Computed once per distinct document (the plugin caches it with the parsed operation). */
+export function documentUsage(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): DocumentUsage {
+  const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...usedFragments(operation, fragments)] };
+  const body = print(document);
+  const coordinates = new Set<string>();
+  const probes: VariableProbe[] = [];
+  const defaults = new Set(operation.variableDefinitions?.filter((v) => v.defaultValue !== undefined).map((v) => v.variable.name.value));
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const parent = typeInfo.getParentType();
+        const field = typeInfo.getFieldDef();
+        if (!parent || !field) return;
+        coordinates.add(parent.name);
+        coordinates.add(`${parent.name}.${field.name}`);
+        coordinates.add(getNamedType(field.type).name);
+      },
+      Argument(node: ArgumentNode) {
+        const parent = typeInfo.getParentType();
+        const field = typeInfo.getFieldDef();
+        const argument = typeInfo.getArgument();
+        if (parent && field && argument) {
+          const coordinate = `${parent.name}.${field.name}.${argument.name}`;
+          coordinates.add(coordinate);
+          walkLiteral(node.value, argument.type, `${coordinate}!`, { coordinates, probes, defaults });
+        }
+        return false; // the value is walked above, with its input types
+      },
+      VariableDefinition() {
+        const type = typeInfo.getInputType();
+        if (type) coordinates.add(getNamedType(type).name);
+        return false;
+      },
+      InlineFragment(node) {
+        if (node.typeCondition) coordinates.add(node.typeCondition.name.value);
+      },
+      FragmentDefinition(node) {
+        coordinates.add(node.typeCondition.name.value);
+      },
+    }),
+  );
+  return {
+    hash: createHash('sha256').update(body).digest('hex'),
+    name: operation.name?.value ?? null,
+    type: operation.operation,
+    body,
+    coordinates: [...coordinates].sort(),
+    probes,
+  };
+}
+
+/** The coordinates this request's variables give a value to (sorted, without repeats); usually none. */
+export function inputCoordinates(usage: DocumentUsage, variables: Readonly<Record<string, unknown>>): string[] {
+  if (usage.probes.length === 0) return [];
+  const found = new Set<string>();
+  for (const probe of usage.probes) {
+    const value = variables[probe.variable];
+    if (value === null || (value === undefined && !probe.hasDefault)) continue;
+    found.add(probe.given);
+    if (value !== undefined) walkValue(value, probe.type, found);
+  }
+  return [...found].sort();
+}
+
+interface LiteralFindings {
+  coordinates: Set<string>;
+  probes: VariableProbe[];
+  defaults: Set<string>;
+}
+
+/** A literal argument or input field value: `given` when it is not null, and the input fields and enum values it names. */
+function walkLiteral(value: ValueNode, type: GraphQLInputType, given: string, found: LiteralFindings): void {
+  if (value.kind === Kind.VARIABLE) {
+    const variable = value.name.value;
+    found.probes.push({ variable, given, type, hasDefault: found.defaults.has(variable) });
+    return;
+  }
+  if (value.kind === Kind.NULL) return;
+  found.coordinates.add(given);
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    const items = value.kind === Kind.LIST ? value.values : [value];
+    for (const item of items) walkLiteral(item, inner.ofType, given, found);
+    return;
+  }
+  found.coordinates.add(inner.name);
+  if (isEnumType(inner) && value.kind === Kind.ENUM) found.coordinates.add(`${inner.name}.${value.value}`);
+  if (isInputObjectType(inner) && value.kind === Kind.OBJECT) {
+    const fields = inner.getFields();
+    for (const field of value.fields) {
+      const definition = fields[field.name.value];
+      if (!definition) continue;
+      const coordinate = `${inner.name}.${definition.name}`;
+      found.coordinates.add(coordinate);
+      walkLiteral(field.value, definition.type, `${coordinate}!`, found);
+    }
+  }
+}
+
+/** A variable's JSON value: the input fields it holds (`Input.field`, and `Input.field!` when not null) and its enum values. */
+function walkValue(value: unknown, type: GraphQLInputType, found: Set<string>): void {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== null && item !== undefined) walkValue(item, inner.ofType, found);
+    return;
+  }
+  if (isEnumType(inner) && typeof value === 'string' && inner.getValue(value)) found.add(`${inner.name}.${value}`);
+  if (!isInputObjectType(inner) || typeof value !== 'object' || value === null) return;
+  const fields = inner.getFields();
+  for (const [name, fieldValue] of Object.entries(value)) {
+    const definition = fields[name];
+    if (!definition || fieldValue === undefined) continue;
+    found.add(`${inner.name}.${name}`);
+    if (fieldValue === null) continue;
+    found.add(`${inner.name}.${name}!`);
+    walkValue(fieldValue, definition.type, found);
+  }
+}
+
+/** The fragments the operation reaches, in the document's order (a document may hold others). */
+function usedFragments(operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FragmentDefinitionNode[] {
+  const used = new Set<string>();
+  const pending = [operation as OperationDefinitionNode | FragmentDefinitionNode];
+  while (pending.length > 0) {
+    visit(pending.pop()!, {
+      FragmentSpread(node) {
+        const name = node.name.value;
+        const fragment = fragments.get(name);
+        if (fragment && !used.has(name)) {
+          used.add(name);
+          pending.push(fragment);
+        }
+      },
+    });
+  }
+  return [...fragments.values()].filter((f) => used.has(f.name.value));
+}
+

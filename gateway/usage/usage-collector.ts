@@ -1,0 +1,129 @@
+import type { DocumentUsage } from './coordinates.js';
+import { type UsageBatch, type UsageCount, type UsageStore, dayOf } from './usage-store.js';
+
+export interface UsageClient {
+  name: string;
+  version: string;
+}
+
+export interface CollectorSettings {
+  /** How often counts are written (USAGE_FLUSH_SECS). */
+  flushIntervalMs: number;
+  /** Distinct (operation, client, day, inputs) counted in memory before a write is due at once. */
+  maxEntries: number;
+  /** USAGE_RETENTION_DAYS: older counts and operations are deleted, at most once an hour. */
+  retentionDays: number;
+}
+
+export interface CollectorEvents {
+  /** A batch could not be written: it is dropped (the next one starts afresh). */
+  writeFailed(error: Error, batch: { operations: number; counts: number }): void;
+  /** Requests not counted since the last write because memory was full while a write still ran. */
+  dropped(count: number): void;
+}
+
+interface Entry {
+  usage: DocumentUsage;
+  client: UsageClient;
+  day: string;
+  inputs: string[];
+  count: number;
+  lastSeenMs: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Counts executed operations per (operation, client, day, inputs) in memory and writes them in
+ * batches. The hot path is one map update. Memory is bounded: past `maxEntries` a write starts at
+ * once, and while it runs a full map drops new keys (counted) rather than grow. A failed write loses
+ * that batch only, and never reaches a request: it is logged by the caller's `writeFailed`.
+ */
+export class UsageCollector {
+  private entries = new Map<string, Entry>();
+  private writing: Promise<void> | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private day = '';
+  private dayEndsAt = 0;
+  private lastPurge = 0;
+  private dropped = 0;
+
+  constructor(
+    private readonly store: UsageStore,
+    private readonly settings: CollectorSettings,
+    private readonly events: CollectorEvents,
+  ) {
+    this.timer = setInterval(() => void this.flush(), settings.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  count(usage: DocumentUsage, client: UsageClient, inputs: string[]): void {
+    const now = Date.now();
+    if (now >= this.dayEndsAt) this.turnDay(now);
+    const key = `${usage.hash}\n${client.name}\n${client.version}\n${this.day}\n${inputs.join(' ')}`;
+    const entry = this.entries.get(key);
+    if (entry) {
+      entry.count += 1;
+      entry.lastSeenMs = now;
+      return;
+    }
+    if (this.entries.size >= this.settings.maxEntries) {
+      if (this.writing) {
+        this.dropped += 1;
+        return;
+      }
+      void this.flush();
+    }
+    this.entries.set(key, { usage, client, day: this.day, inputs, count: 1, lastSeenMs: now });
+  }
+
+  /** Writes what has been counted so far (one write at a time; a caller joins the running one first). */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.entries.size === 0) return;
+    const batch = batchOf(this.entries);
+    this.entries = new Map();
+    if (this.dropped > 0) this.events.dropped(this.dropped);
+    this.dropped = 0;
+    this.writing = this.write(batch).finally(() => (this.writing = null));
+    await this.writing;
+  }
+
+  /** The last batch written, then the store closed. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+    await this.store.close();
+  }
+
+  private async write(batch: UsageBatch): Promise<void> {
+    try {
+      await this.store.write(batch);
+      const now = Date.now();
+      if (now - this.lastPurge >= HOUR_MS) {
+        this.lastPurge = now;
+        await this.store.purge(dayOf(now - this.settings.retentionDays * 86_400_000));
+      }
+    } catch (error) {
+      this.events.writeFailed(error as Error, { operations: batch.operations.length, counts: batch.counts.length });
+    }
+  }
+
+  private turnDay(now: number): void {
+    this.day = dayOf(now);
+    this.dayEndsAt = Date.parse(`${this.day}T00:00:00Z`) + 86_400_000;
+  }
+}
+
+function batchOf(entries: Map<string, Entry>): UsageBatch {
+  const operations = new Map<string, DocumentUsage>();
+  const counts: UsageCount[] = [];
+  for (const { usage, client, day, inputs, count, lastSeenMs } of entries.values()) {
+    operations.set(usage.hash, usage);
+    counts.push({ hash: usage.hash, client: client.name, clientVersion: client.version, day, inputs, count, lastSeenMs });
+  }
+  return {
+    operations: [...operations.values()].map(({ hash, name, type, body, coordinates }) => ({ hash, name, type, body, coordinates })),
+    counts,
+  };
+}
