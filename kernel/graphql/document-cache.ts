@@ -1,6 +1,6 @@
 import { type DocumentNode, type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
 import { DomainError } from '../errors.js';
-import { type DocumentSizeLimits, checkFields, checkTokens } from './document-size.js';
+import { type DocumentSizeLimits, checkParsed, checkTokens } from './document-size.js';
 import { noIntrospection } from './no-introspection.js';
 
 export type CachedDocument = { document: DocumentNode } | { errors: readonly Error[] } | { refused: DomainError };
@@ -47,7 +47,7 @@ export class DocumentCache {
     try {
       if (limits) checkTokens(query, limits.maxTokens);
       const document = parse(query);
-      if (limits) checkFields(document, limits.maxFields);
+      if (limits) checkParsed(document, limits);
       const errors = validate(this.schema, document, this.rules);
       return errors.length > 0 ? { errors: errors.map((error) => this.shown(error)) } : { document };
     } catch (error) {
