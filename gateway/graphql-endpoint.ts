@@ -15,7 +15,7 @@ import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import { documentSizeGuard } from './document-size-guard.js';
 import { type TrustedDocuments, trustedDocumentsGuard } from './trusted-documents.js';
-import { noIntrospection } from '../kernel/graphql/no-introspection.js';
+import { noIntrospection, withoutSuggestions } from '../kernel/graphql/no-introspection.js';
 import { graphiqlRoutes, noGraphiql } from './ide.js';
 import { apolloAnswers } from './apollo-answers.js';
 
@@ -54,7 +54,7 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     hideSchemaDetailsFromClientErrors: !options.introspection,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
-    formatError: maskError,
+    formatError: options.introspection ? maskError : (formatted) => hideSuggestions(maskError(formatted)),
     // The process drains and stops everything itself (server/system.ts); Apollo's own handler would
     // re-raise SIGTERM after stopping only itself, killing the process before requests in flight end.
     stopOnTerminationSignals: false,
@@ -132,6 +132,15 @@ async function authenticatedContext(access: AccessControl, req: express.Request,
     throw refusal(fromGraphQLError(refused));
   }
   return context;
+}
+
+/**
+ * With introspection off, no message names what the schema hides: Apollo Server's
+ * `hideSchemaDetailsFromClientErrors` cleans validation errors only, and a variable that does not
+ * coerce (a misspelt input field or enum value) came out with "Did you mean …?" too.
+ */
+function hideSuggestions(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  return { ...formatted, message: withoutSuggestions(formatted.message) };
 }
 
 /**

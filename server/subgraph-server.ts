@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { GraphQLError, type GraphQLSchema, getOperationAST } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, getOperationAST } from 'graphql';
 import { executeSubgraph } from '../kernel/graphql/execute-subgraph.js';
 import { DocumentCache } from '../kernel/graphql/document-cache.js';
+import { withoutSuggestions } from '../kernel/graphql/no-introspection.js';
 import { type DomainError, toDomainError } from '../kernel/errors.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
@@ -81,13 +82,18 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
     }
     const result = await executeSubgraph({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
     if (result.errors) record(exchange, result.errors);
-    res.json(result);
+    res.json(options.introspection || !result.errors ? result : { ...result, errors: result.errors.map(hidingSuggestions) });
   });
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.use(rejectUnreadableBody);
   return app;
+}
+
+/** With introspection off, a variable that does not coerce gets no "Did you mean …?" either (no-introspection.ts). */
+function hidingSuggestions(error: GraphQLError): GraphQLFormattedError {
+  return { ...error.toJSON(), message: withoutSuggestions(error.message) };
 }
 
 function refuse(res: express.Response, error: DomainError, exchange: Exchange): void {
