@@ -6,7 +6,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { DomainError, isErrorCode } from '../kernel/errors.js';
 import { fromGraphQLError, isGraphQLRequestCode, toGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import type { Exchange, RequestPipeline } from './pipeline/pipeline.js';
-import { graphqlDoor, refusal } from './pipeline/graphql-door.js';
+import { graphqlDoor, refusal, stringifyAnswer } from './pipeline/graphql-door.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from './gateway.js';
@@ -54,6 +54,7 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     hideSchemaDetailsFromClientErrors: !options.introspection,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
+    stringifyResult: stringifyAnswer,
     formatError: options.introspection ? maskError : (formatted) => hideSuggestions(maskError(formatted)),
     // The process drains and stops everything itself (server/system.ts); Apollo's own handler would
     // re-raise SIGTERM after stopping only itself, killing the process before requests in flight end.
