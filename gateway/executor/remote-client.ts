@@ -43,7 +43,7 @@ export class RemoteClient implements SubgraphClient {
       return await this.exchange(fetch);
     } catch (error) {
       // An aborted fetch is the timeout's to report (upstream-timeout.ts).
-      if (!fetch.signal?.aborted) fetch.context.trace?.failures.push(error);
+      if (!fetch.signal?.aborted) fetch.context.trace?.failures.push((error as GraphQLError).originalError ?? error);
       throw error;
     }
   }
@@ -99,7 +99,9 @@ export class RemoteClient implements SubgraphClient {
     return this.failed('SUBGRAPH_UNAVAILABLE', `could not be reached: ${reason}`);
   }
 
-  private failed(code: 'SUBGRAPH_UNAVAILABLE' | 'SUBGRAPH_ERROR', what: string): GraphQLError {
-    return new GraphQLError(`the ${this.subgraph.name} subgraph ${what}`, { extensions: { code } });
+  /** The client reads what failed (no errno, status or body); the log line, through `originalError`, why. */
+  private failed(code: 'SUBGRAPH_UNAVAILABLE' | 'SUBGRAPH_ERROR', why: string): GraphQLError {
+    const what = code === 'SUBGRAPH_UNAVAILABLE' ? 'could not be reached' : 'did not answer with a GraphQL response';
+    return new GraphQLError(`the ${this.subgraph.name} subgraph ${what}`, { extensions: { code }, originalError: new Error(`the ${this.subgraph.name} subgraph ${why}`) });
   }
 }
