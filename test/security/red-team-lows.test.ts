@@ -147,7 +147,7 @@ describe('distributed: a gateway over a subgraph that errs and one that is down'
     const requestId = capabilities.headers.get('x-request-id');
     const line = await eventually(() => serverErrors(gateway).find((entry) => entry.requestId === requestId) ?? null);
     expect(line).toMatchObject({ door: 'impact', route: '/capabilities', status: 503, codes: ['SUBGRAPH_UNAVAILABLE'], causes: [{ class: 'Error', message: 'the impact subgraph could not be reached: ECONNREFUSED' }] });
-    expect(line.operation).toEqual(expect.any(String));
+    expect(line!.operation).toEqual(expect.any(String));
   });
 });
 
