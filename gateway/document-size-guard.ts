@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { DomainError, ERROR_STATUSES } from '../kernel/errors.js';
-import { type DocumentSizeLimits, checkFields, checkTokens } from '../kernel/graphql/document-size.js';
+import { type DocumentSizeLimits, checkParsed, checkTokens } from '../kernel/graphql/document-size.js';
 import { parse } from 'graphql';
 
 /** Texts up to this length keep their verdict; longer ones (rare, and costly to keep) are measured each time. */
@@ -8,7 +8,8 @@ const REMEMBERED_TEXT_LENGTH = 16 * 1024;
 const REMEMBERED_TEXTS = 1000;
 
 /**
- * QUERY_TOO_LARGE (400) for a document over GRAPHQL_MAX_TOKENS or GRAPHQL_MAX_FIELDS, before Apollo
+ * QUERY_TOO_LARGE, LITERAL_TOO_DEEP or LITERAL_TOO_LARGE (400) for a document over the size limits
+ * (GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRAPHQL_MAX_LITERAL_VALUES), before Apollo
  * Server sees the request (kernel/graphql/document-size.ts says why it must come before
  * validation). Here rather than in an Apollo Server plugin: a plugin's parsing hooks cannot refuse
  * a request (what they throw becomes a 500). A text seen before costs a lookup; automatic persisted
@@ -41,7 +42,7 @@ function queryOf(request: unknown): string | undefined {
 function measure(query: string, limits: DocumentSizeLimits): DomainError | null {
   try {
     checkTokens(query, limits.maxTokens);
-    checkFields(parse(query, { noLocation: true }), limits.maxFields);
+    checkParsed(parse(query, { noLocation: true }), limits);
     return null;
   } catch (error) {
     return error instanceof DomainError ? error : null;

@@ -6,7 +6,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { DomainError, isErrorCode } from '../kernel/errors.js';
 import { fromGraphQLError, isGraphQLRequestCode, toGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import type { Exchange, RequestPipeline } from './pipeline/pipeline.js';
-import { graphqlDoor, refusal } from './pipeline/graphql-door.js';
+import { graphqlDoor, refusal, stringifyAnswer } from './pipeline/graphql-door.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from './gateway.js';
@@ -15,7 +15,7 @@ import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import { documentSizeGuard } from './document-size-guard.js';
 import { type TrustedDocuments, trustedDocumentsGuard } from './trusted-documents.js';
-import { noIntrospection } from '../kernel/graphql/no-introspection.js';
+import { noIntrospection, withoutSuggestions } from '../kernel/graphql/no-introspection.js';
 import { graphiqlRoutes, noGraphiql } from './ide.js';
 import { apolloAnswers } from './apollo-answers.js';
 
@@ -56,7 +56,8 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     hideSchemaDetailsFromClientErrors: !options.introspection,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
-    formatError: maskError,
+    stringifyResult: stringifyAnswer,
+    formatError: options.introspection ? maskError : (formatted) => hideSuggestions(maskError(formatted)),
     // The process drains and stops everything itself (server/system.ts); Apollo's own handler would
     // re-raise SIGTERM after stopping only itself, killing the process before requests in flight end.
     stopOnTerminationSignals: false,
@@ -135,6 +136,15 @@ async function authenticatedContext(access: AccessControl, req: express.Request,
     throw refusal(fromGraphQLError(refused));
   }
   return context;
+}
+
+/**
+ * With introspection off, no message names what the schema hides: Apollo Server's
+ * `hideSchemaDetailsFromClientErrors` cleans validation errors only, and a variable that does not
+ * coerce (a misspelt input field or enum value) came out with "Did you mean …?" too.
+ */
+function hideSuggestions(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  return { ...formatted, message: withoutSuggestions(formatted.message) };
 }
 
 /**

@@ -12,3 +12,13 @@ export function displayUrl(url: string | URL): string {
   }
   return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
 }
+
+/**
+ * A URL, or a URL template (`ARTIFACT_BASE_URL_TEMPLATE` with its `{version}`), as an answer may
+ * show it: as configured, less its `user:password@`, its query and its fragment, where credentials
+ * go. Unlike `displayUrl` it leaves the rest of the text as it is (no `/` added, a placeholder not
+ * percent-encoded), so a URL without secrets is shown exactly as configured.
+ */
+export function withoutSecrets(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1').replace(/[?#][^]*$/, '');
+}

@@ -50,8 +50,14 @@ export const ERROR_STATUSES = {
   QUERY_TOO_DEEP: 400,
   TOO_MANY_ALIASES: 400,
   QUERY_TOO_COMPLEX: 400,
+  LITERAL_TOO_DEEP: 400,
+  LITERAL_TOO_LARGE: 400,
   // distributed mode: a remote subgraph that does not answer within SUBGRAPH_TIMEOUT_MS
   SUBGRAPH_TIMEOUT: 504,
+  // distributed mode: a remote subgraph that cannot be reached (down, refusing, the connection cut)
+  SUBGRAPH_UNAVAILABLE: 503,
+  // distributed mode: a remote subgraph (or what stands in front of it) answered something that is not a GraphQL response
+  SUBGRAPH_ERROR: 502,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUSES;

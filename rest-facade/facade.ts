@@ -1,12 +1,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { GraphQLError } from 'graphql';
-import { DomainError, isErrorCode, toDomainError } from '../kernel/errors.js';
+import { DomainError, ERROR_STATUSES, toDomainError } from '../kernel/errors.js';
 import { fromGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import { type AccessControl, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { PreparedOperation } from '../gateway/executor/executor.js';
 import type { Exchange, RequestPipeline } from '../gateway/pipeline/pipeline.js';
+import { recordUnrecorded } from '../gateway/pipeline/graphql-door.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { readJsonBody, readRawBody } from './http/json-body.js';
 import type { Facade } from './facades.js';
@@ -44,7 +45,7 @@ async function handle(options: FacadeOptions, req: IncomingMessage, res: ServerR
   exchange.route = match && 'route' in match ? match.route.path : null;
   let answer: FacadeResponse;
   try {
-    answer = await answerFor(options, req, match, exchange);
+    answer = asJson(await answerFor(options, req, match, exchange));
   } catch (error) {
     if (!(error instanceof DomainError)) exchange.failures.push(error);
     const refused = toDomainError(error);
@@ -88,12 +89,13 @@ async function answerFor(options: FacadeOptions, req: IncomingMessage, match: Re
 
 /**
  * The first error of the operation's answer as the facade's refusal. An error without a contract
- * code failed in the gateway itself (a subgraph unreachable): no resolver recorded it, so it is
- * recorded here, with its cause, for the log line.
+ * code failed in the gateway itself, and a server error may come from a remote subgraph: no
+ * resolver of this process recorded it, so it is recorded here, with its cause, for the log line.
  */
 function refusalOf(error: GraphQLError, exchange: Exchange): DomainError {
-  if (!isErrorCode(error.extensions?.code) && exchange.failures.length === 0) exchange.failures.push(error.originalError ?? error);
-  return fromGraphQLError(error);
+  const refused = fromGraphQLError(error);
+  if (ERROR_STATUSES[refused.code] >= 500) recordUnrecorded(exchange, error);
+  return refused;
 }
 
 function headerOf(req: IncomingMessage, name: string): string | undefined {
@@ -101,15 +103,19 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/**
+ * An answer whose body is an object, as JSON text. Written while the request can still fail: an
+ * answer too long for a string (an oversized page) is then a 500 with its cause in the log line,
+ * where it threw past the facade and took the process down.
+ */
+function asJson(answer: FacadeResponse): FacadeResponse {
+  if (answer.body === undefined || typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) return answer;
+  return { ...answer, headers: { 'content-type': 'application/json', ...answer.headers }, body: JSON.stringify(answer.body) };
+}
+
 function send(res: ServerResponse, answer: FacadeResponse, requestId: string): void {
-  const headers: Record<string, string> = { 'x-request-id': requestId, ...answer.headers };
-  let body: string | Buffer | undefined;
-  if (answer.body === undefined) body = undefined;
-  else if (typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) body = answer.body;
-  else {
-    body = JSON.stringify(answer.body);
-    headers['content-type'] ??= 'application/json';
-  }
+  const { body, headers: own } = asJson(answer) as { body: string | Buffer | undefined; headers?: Record<string, string> };
+  const headers: Record<string, string> = { 'x-request-id': requestId, ...own };
   // A known length instead of chunked encoding: headers and body then leave in one write instead
   // of a writev of header, chunk size, body and terminator (13% of GET /models CPU, bench/PROFILE.md).
   if (body !== undefined && !('content-length' in headers)) headers['content-length'] = String(Buffer.byteLength(body));

@@ -59,7 +59,7 @@ export interface ModelsConfig {
   registry: RegistryConfig;
 }
 
-/** GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS (a document's size), GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST (an operation's). */
+/** GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRAPHQL_MAX_LITERAL_VALUES (a document's size), GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST (an operation's). */
 export type GraphQLLimits = DocumentSizeLimits & OperationLimitValues;
 
 export interface SystemConfig {
@@ -197,11 +197,16 @@ const secret = (value: string): string => {
  * The defaults leave room above our deepest real operation (the questionnaire: depth 6, cost 11 111)
  * and the largest documents clients send (the full introspection query: 184 tokens, 60 fields), and
  * keep the worst document within them validated in well under a second (bench: `graphql.hostile_document`).
+ * Literals: the deepest in a real operation is a records filter (4: `{ conditions: [{ value: { … } }] }`),
+ * the deepest payload a client might write inline an assessment (5); 10 and 1,000 values keep the
+ * worst literal walk (2^depth per value, document-size.ts) at milliseconds.
  */
 function readGraphQLLimits(env: Env): GraphQLLimits {
   return {
     maxTokens: optional(env, 'GRAPHQL_MAX_TOKENS', integer({ min: 1 }), 3000),
     maxFields: optional(env, 'GRAPHQL_MAX_FIELDS', integer({ min: 1 }), 500),
+    maxLiteralDepth: optional(env, 'GRAPHQL_MAX_LITERAL_DEPTH', integer({ min: 1 }), 10),
+    maxLiteralValues: optional(env, 'GRAPHQL_MAX_LITERAL_VALUES', integer({ min: 1 }), 1000),
     maxDepth: optional(env, 'GRAPHQL_MAX_DEPTH', integer({ min: 1 }), 10),
     maxAliases: optional(env, 'GRAPHQL_MAX_ALIASES', integer({ min: 0 }), 15),
     maxCost: optional(env, 'GRAPHQL_MAX_COST', integer({ min: 1 }), 50000),

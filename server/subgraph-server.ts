@@ -1,16 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { GraphQLError, type GraphQLSchema, getOperationAST } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, getOperationAST } from 'graphql';
 import { executeSubgraph } from '../kernel/graphql/execute-subgraph.js';
 import { DocumentCache } from '../kernel/graphql/document-cache.js';
-import { type DomainError, toDomainError } from '../kernel/errors.js';
+import { withoutSuggestions } from '../kernel/graphql/no-introspection.js';
+import { DomainError, toDomainError } from '../kernel/errors.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { graphqlJsonBody, graphqlRefusal, rejectUnreadableBody } from '../kernel/http/graphql-body.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Exchange, RequestPipeline } from '../gateway/pipeline/pipeline.js';
-import { graphqlDoor, record, runnableOperation } from '../gateway/pipeline/graphql-door.js';
+import { graphqlDoor, named, record, runnableOperation } from '../gateway/pipeline/graphql-door.js';
 import { fragmentsOf } from '../gateway/pipeline/limits/measure.js';
 import { GATEWAY_SECRET_HEADER } from '../gateway/pipeline/gateway-secret.js';
 
@@ -68,26 +69,34 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
     if ('errors' in cached) {
       return void res.status(400).json({ errors: cached.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) });
     }
-    if (sender === 'caller') {
+    try {
+      const operation = runnableOperation(getOperationAST(cached.document, operationName), operationName);
+      named(exchange, operation);
       // A direct caller's operation meets the limits the edge applies (the gateway's were met there).
-      try {
-        const operation = runnableOperation(getOperationAST(cached.document, operationName), operationName);
-        exchange.operationName = operation.name?.value ?? null;
-        options.pipeline.operation({ exchange, operation, fragments: fragmentsOf(cached.document), schema: options.schema, variables: variables ?? {} });
-      } catch (error) {
-        if (error instanceof GraphQLError) return void refuseRequest(res, error, exchange);
-        return void refuse(res, toDomainError(error), exchange);
-      }
+      if (sender === 'caller') options.pipeline.operation({ exchange, operation, fragments: fragmentsOf(cached.document), schema: options.schema, variables: variables ?? {} });
+    } catch (error) {
+      if (error instanceof GraphQLError) return void refuseRequest(res, error, exchange);
+      return void refuse(res, toDomainError(error), exchange);
     }
     const result = await executeSubgraph({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
     if (result.errors) record(exchange, result.errors);
-    res.json(result);
+    res.json(options.introspection || !result.errors ? result : { ...result, errors: result.errors.map(hidingSuggestions) });
   });
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Anything else is a JSON 404 in the GraphQL error shape, as on the gateway's port, never express's HTML page.
+  app.use((_req, res) => {
+    const { status, headers, body } = graphqlRefusal(new DomainError('NOT_FOUND', 'not found: this port serves POST /graphql and GET /health'));
+    res.status(status).set(headers).json(body);
+  });
   app.use(rejectUnreadableBody);
   return app;
+}
+
+/** With introspection off, a variable that does not coerce gets no "Did you mean …?" either (no-introspection.ts). */
+function hidingSuggestions(error: GraphQLError): GraphQLFormattedError {
+  return { ...error.toJSON(), message: withoutSuggestions(error.message) };
 }
 
 function refuse(res: express.Response, error: DomainError, exchange: Exchange): void {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { RequestPipeline, SubgraphFetch } from '../pipeline/pipeline.js';
 import { type SubgraphClient, type SubgraphRequest, type SubgraphResponse, isQuery } from './subgraph-client.js';
@@ -32,18 +33,33 @@ export class RemoteClient implements SubgraphClient {
     return this.pipeline.fetch(fetch, () => this.send(fetch));
   }
 
-  private async send({ request, headers, signal }: SubgraphFetch): Promise<SubgraphResponse> {
+  /**
+   * A failed fetch is SUBGRAPH_UNAVAILABLE (503: not reached, or the connection cut) or
+   * SUBGRAPH_ERROR (502: an answer that is not a GraphQL response), so that clients get a status
+   * that says "try later" rather than 500, and is recorded on the request's trace for its log line.
+   */
+  private async send(fetch: SubgraphFetch): Promise<SubgraphResponse> {
+    try {
+      return await this.exchange(fetch);
+    } catch (error) {
+      // An aborted fetch is the timeout's to report (upstream-timeout.ts).
+      if (!fetch.signal?.aborted) fetch.context.trace?.failures.push((error as GraphQLError).originalError ?? error);
+      throw error;
+    }
+  }
+
+  private async exchange({ request, headers, signal }: SubgraphFetch): Promise<SubgraphResponse> {
     const { status, contentType, text } = await this.post(JSON.stringify(request), headers, signal, !isQuery(request));
     const graphqlResponse = /^application\/(graphql-response\+)?json\b/.test(contentType);
     // A subgraph's own refusals (400, 401) are GraphQL responses, relayed as such; a proxy's 502 page is not.
-    if ((status < 200 || status > 299) && !graphqlResponse) throw new Error(`the ${this.subgraph.name} subgraph answered HTTP ${status}`);
+    if ((status < 200 || status > 299) && !graphqlResponse) throw this.failed('SUBGRAPH_ERROR', `answered HTTP ${status}`);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new Error(`the ${this.subgraph.name} subgraph answered HTTP ${status} with a body that is not JSON`);
+      throw this.failed('SUBGRAPH_ERROR', `answered HTTP ${status} with a body that is not JSON`);
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error(`the ${this.subgraph.name} subgraph answered with a body that is not a GraphQL response`);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw this.failed('SUBGRAPH_ERROR', 'answered with a body that is not a GraphQL response');
     return body as SubgraphResponse;
   }
 
@@ -77,9 +93,15 @@ export class RemoteClient implements SubgraphClient {
   }
 
   /** A transport failure, named by its errno code only: Node's messages carry the subgraph's address. */
-  private unreachable(error: unknown): Error {
+  private unreachable(error: unknown): GraphQLError {
     const code = (error as { code?: unknown } | null)?.code;
     const reason = typeof code === 'string' ? code : error instanceof Error ? error.name : 'network error';
-    return new Error(`the ${this.subgraph.name} subgraph could not be reached: ${reason}`);
+    return this.failed('SUBGRAPH_UNAVAILABLE', `could not be reached: ${reason}`);
+  }
+
+  /** The client reads what failed (no errno, status or body); the log line, through `originalError`, why. */
+  private failed(code: 'SUBGRAPH_UNAVAILABLE' | 'SUBGRAPH_ERROR', why: string): GraphQLError {
+    const what = code === 'SUBGRAPH_UNAVAILABLE' ? 'could not be reached' : 'did not answer with a GraphQL response';
+    return new GraphQLError(`the ${this.subgraph.name} subgraph ${what}`, { extensions: { code }, originalError: new Error(`the ${this.subgraph.name} subgraph ${why}`) });
   }
 }

@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import type { RequestHandler, Response } from 'express';
-import { GraphQLError, type OperationDefinitionNode } from 'graphql';
+import { type FormattedExecutionResult, GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
 import { DomainError, ERROR_STATUSES, isErrorCode } from '../../kernel/errors.js';
 import { isGraphQLRequestCode } from '../../kernel/graphql/graphql-errors.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
@@ -35,6 +35,7 @@ export function graphqlDoor(pipeline: RequestPipeline, door = 'graphql') {
         async didResolveOperation({ operationName, operation, document, schema, request }) {
           exchange.operationName = operationName;
           const runnable = runnableOperation(operation, request.operationName);
+          named(exchange, runnable);
           try {
             pipeline.operation({ exchange, operation: runnable, fragments: fragmentsOf(document), schema, variables: request.variables ?? {} });
           } catch (error) {
@@ -43,6 +44,9 @@ export function graphqlDoor(pipeline: RequestPipeline, door = 'graphql') {
         },
         async didEncounterErrors({ errors }) {
           record(exchange, errors);
+        },
+        async willSendResponse({ response }) {
+          if (response.body.kind === 'single' && response.body.singleResult.data) answering.set(response.body.singleResult.data, exchange);
         },
       };
     },
@@ -55,6 +59,27 @@ export function graphqlDoor(pipeline: RequestPipeline, door = 'graphql') {
       return res.locals.exchange as Exchange;
     },
   };
+}
+
+/** The exchange of each answer Apollo Server is about to write, by its `data` (what `stringifyAnswer` is handed again). */
+const answering = new WeakMap<object, Exchange>();
+
+/**
+ * Apollo Server's `stringifyResult`: JSON, and when an answer cannot be written (longer than a
+ * string can be: an oversized answer) the failure recorded on its exchange before Apollo Server
+ * answers 500, so that the log line names its cause; it came out with no code and no cause.
+ */
+export function stringifyAnswer(result: FormattedExecutionResult): string {
+  try {
+    return `${JSON.stringify(result)}\n`;
+  } catch (error) {
+    const exchange = result.data ? answering.get(result.data) : undefined;
+    if (exchange) {
+      exchange.failures.push(error);
+      exchange.codes = ['INTERNAL_ERROR'];
+    }
+    throw error;
+  }
 }
 
 /** An exchange that Apollo Server answers keeps Apollo's request context until the answer has gone out. */
@@ -79,6 +104,17 @@ function release(apolloContext: GraphQLRequestContext<RequestContext> | undefine
   apolloContext.response.body = undefined;
   const context = apolloContext.contextValue as Partial<Record<keyof RequestContext, unknown>>;
   for (const key of Object.keys(context) as (keyof RequestContext)[]) context[key] = undefined;
+}
+
+/**
+ * The operation's name on the exchange, or for an anonymous one what the log line names instead
+ * (`query { records modelVersion }`: its type and distinct root fields, no argument or alias).
+ */
+export function named(exchange: Exchange, operation: OperationDefinitionNode): void {
+  exchange.operationName = operation.name?.value ?? null;
+  if (operation.name) return;
+  const fields = new Set(operation.selectionSet.selections.map((selection) => (selection.kind === Kind.FIELD ? selection.name.value : '…')));
+  exchange.anonymousOperation = `${operation.operation} { ${[...fields].join(' ')} }`;
 }
 
 /** The codes of an answer's errors, the gateway's own failures among them recorded. */
@@ -116,12 +152,22 @@ function unresolved(message: string): GraphQLError {
 
 /**
  * An error's code as the client will see it (graphql-endpoint.ts `maskError`). One without a code
- * failed in the gateway itself (a subgraph unreachable, a planning failure): no resolver recorded
- * it, so it is recorded here, with its cause, for the log line.
+ * failed in the gateway itself (a planning failure, a subgraph's error without a contract code): no
+ * resolver recorded it, so it is recorded here, with its cause, for the log line; so is a server
+ * error that a remote subgraph relayed (the resolver that recorded it ran in another process).
  */
 function codeOf(error: GraphQLError, exchange: Exchange): string {
   const code = error.extensions?.code;
-  if (isErrorCode(code) || isGraphQLRequestCode(code)) return code;
+  if (isErrorCode(code)) {
+    if (ERROR_STATUSES[code] >= 500) recordUnrecorded(exchange, error);
+    return code;
+  }
+  if (isGraphQLRequestCode(code)) return code;
   exchange.failures.push(error.originalError ?? error);
   return 'INTERNAL_ERROR';
+}
+
+/** A server error's cause, unless one is recorded already (by the resolver or the subgraph client that failed). */
+export function recordUnrecorded(exchange: Exchange, error: GraphQLError): void {
+  if (exchange.failures.length === 0) exchange.failures.push(error.originalError ?? error);
 }

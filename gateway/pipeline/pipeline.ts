@@ -20,6 +20,8 @@ export interface Exchange extends RequestTrace {
   route: string | null;
   /** The GraphQL operation the request ran (a REST route's own operation too), once known. */
   operationName: string | null;
+  /** An operation without a name as the log names it: its type and root fields (`query { records }`). */
+  anonymousOperation?: string;
   /** The HTTP status answered. */
   status: number;
   /** The error codes of the answer, as the door decided them. */

@@ -21,7 +21,7 @@ export function serverErrorLog(logger: Pick<Logger, 'error'>): RequestPlugin {
           requestId: exchange.requestId,
           door: exchange.door,
           route: exchange.route,
-          operation: exchange.operationName,
+          operation: exchange.operationName ?? exchange.anonymousOperation ?? null,
           status: exchange.status,
           codes: exchange.codes,
           causes: exchange.failures.map(causeOf),
@@ -32,9 +32,36 @@ export function serverErrorLog(logger: Pick<Logger, 'error'>): RequestPlugin {
   };
 }
 
-/** The underlying error: a DomainError's `cause` (a store failure keeps the driver's), else the error itself. */
-function causeOf(failure: unknown): { class: string; message: string } {
+/** What the log line tells of one failure: its class, message and, when it has one, its code. */
+interface Cause {
+  class: string;
+  message: string;
+  code?: string;
+}
+
+/**
+ * The underlying error: a DomainError's `cause` (a store failure keeps the driver's), else the error
+ * itself. A subgraph's error relayed by the gateway is the plain object the subgraph answered
+ * (`{message, extensions: {code}}`): its own message and code, not `[object Object]` (issue 23).
+ */
+function causeOf(failure: unknown): Cause {
   const cause = failure instanceof DomainError && failure.cause !== undefined ? failure.cause : failure;
-  const error = cause instanceof Error ? cause : new Error(String(cause));
-  return { class: error.constructor?.name ?? error.name, message: maskCredentials(error.message).slice(0, MAX_MESSAGE) };
+  const described = describe(cause);
+  const code = codeOf(cause) ?? (cause === failure ? undefined : codeOf(failure));
+  return { class: described.class, message: maskCredentials(described.message).slice(0, MAX_MESSAGE), ...(code === undefined ? {} : { code }) };
+}
+
+function describe(cause: unknown): { class: string; message: string } {
+  if (cause instanceof Error) return { class: cause.constructor?.name ?? cause.name, message: cause.message };
+  const message = (cause as { message?: unknown } | null)?.message;
+  if (typeof message === 'string') return { class: 'GraphQLFormattedError', message };
+  return { class: typeof cause, message: String(cause) };
+}
+
+/** A DomainError's, a GraphQL error's (`extensions.code`) or a system error's (`ECONNREFUSED`) code. */
+function codeOf(cause: unknown): string | undefined {
+  if (typeof cause !== 'object' || cause === null) return undefined;
+  const { code, extensions } = cause as { code?: unknown; extensions?: { code?: unknown } };
+  const found = extensions?.code ?? code;
+  return typeof found === 'string' ? found : undefined;
 }

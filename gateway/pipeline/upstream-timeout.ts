@@ -18,7 +18,9 @@ export function upstreamTimeout(timeoutMs: number): RequestPlugin {
         return await send();
       } catch (error) {
         if (!controller.signal.aborted) throw error;
-        throw new GraphQLError(`the ${fetch.subgraph} subgraph did not answer within ${timeoutMs} ms`, { extensions: { code: 'SUBGRAPH_TIMEOUT' } });
+        const timedOut = new GraphQLError(`the ${fetch.subgraph} subgraph did not answer within ${timeoutMs} ms`, { extensions: { code: 'SUBGRAPH_TIMEOUT' } });
+        fetch.context.trace?.failures.push(timedOut);
+        throw timedOut;
       } finally {
         clearTimeout(timer);
       }

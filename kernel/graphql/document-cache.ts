@@ -1,7 +1,7 @@
 import { type DocumentNode, type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
 import { DomainError } from '../errors.js';
-import { type DocumentSizeLimits, checkFields, checkTokens } from './document-size.js';
-import { noIntrospection } from './no-introspection.js';
+import { type DocumentSizeLimits, checkParsed, checkTokens } from './document-size.js';
+import { noIntrospection, withoutSuggestions } from './no-introspection.js';
 
 export type CachedDocument = { document: DocumentNode } | { errors: readonly Error[] } | { refused: DomainError };
 
@@ -47,7 +47,7 @@ export class DocumentCache {
     try {
       if (limits) checkTokens(query, limits.maxTokens);
       const document = parse(query);
-      if (limits) checkFields(document, limits.maxFields);
+      if (limits) checkParsed(document, limits);
       const errors = validate(this.schema, document, this.rules);
       return errors.length > 0 ? { errors: errors.map((error) => this.shown(error)) } : { document };
     } catch (error) {
@@ -57,6 +57,6 @@ export class DocumentCache {
 
   /** With introspection off, "Did you mean …?" would reveal names the schema otherwise hides. */
   private shown(error: Error): Error {
-    return this.options.introspection === false ? new Error(error.message.replace(/ ?Did you mean(.+?)\?$/, '')) : error;
+    return this.options.introspection === false ? new Error(withoutSuggestions(error.message)) : error;
   }
 }

@@ -15,3 +15,12 @@ export function noIntrospection(fields: readonly string[] = ['__schema', '__type
     },
   });
 }
+
+/**
+ * A message without graphql-js's "Did you mean …?": with introspection off it would name fields,
+ * arguments and enum values the schema otherwise hides. Validation errors and variable coercion
+ * errors (`Variable "$f" got invalid value …; … Did you mean "conditions"?`) end with it.
+ */
+export function withoutSuggestions(message: string): string {
+  return message.replace(/ ?Did you mean(.+?)\?$/, '');
+}

@@ -73,7 +73,7 @@ export async function startTinyFederation(subgraphs: TinySubgraph[], replaced: R
     access: noAuthentication(),
     introspection: false,
     body: { maxBytes: 65536, maxDepth: 64 },
-    limits: { maxTokens: 3000, maxFields: 500 },
+    limits: { maxTokens: 3000, maxFields: 500, maxLiteralDepth: 10, maxLiteralValues: 1000 },
     pipeline: new RequestPipeline([requestId(), operationLimits({ maxDepth: 10, maxAliases: 15, maxCost: 50000 })]),
   });
   const server = await listening(endpoint.app.listen(0, '127.0.0.1'));

@@ -69,16 +69,18 @@ describe('unreadable bodies get a GraphQL-shaped JSON error, never a stack trace
   });
 });
 
-describe('GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST', () => {
+describe('GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRAPHQL_MAX_LITERAL_VALUES, GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST', () => {
   const env = { ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]' };
 
-  test('default to 3000, 500, 10, 15 and 50000', () => {
-    expect(readSystemConfig(env).graphqlLimits).toEqual({ maxTokens: 3000, maxFields: 500, maxDepth: 10, maxAliases: 15, maxCost: 50000 });
+  test('default to 3000, 500, 10, 1000, 10, 15 and 50000', () => {
+    expect(readSystemConfig(env).graphqlLimits).toEqual({ maxTokens: 3000, maxFields: 500, maxLiteralDepth: 10, maxLiteralValues: 1000, maxDepth: 10, maxAliases: 15, maxCost: 50000 });
   });
 
   test.each([
     ['GRAPHQL_MAX_TOKENS', '0'],
     ['GRAPHQL_MAX_FIELDS', 'many'],
+    ['GRAPHQL_MAX_LITERAL_DEPTH', '0'],
+    ['GRAPHQL_MAX_LITERAL_VALUES', 'deep'],
     ['GRAPHQL_MAX_DEPTH', '0'],
     ['GRAPHQL_MAX_ALIASES', '-1'],
     ['GRAPHQL_MAX_COST', 'lots'],

@@ -70,7 +70,11 @@ test('a mutation is never sent twice: the closed connection fails the fetch, nam
   const subgraph = await startSubgraph({ closeSecondRequest: true });
   const records = client(subgraph.url);
   await records.fetch({ query: '{ answer }', variables: {} }, context);
-  await expect(records.fetch({ query: 'mutation Store { answer }', variables: {} }, context)).rejects.toThrow(/^the records subgraph could not be reached: ECONNRESET$/);
+  await expect(records.fetch({ query: 'mutation Store { answer }', variables: {} }, context)).rejects.toMatchObject({
+    message: 'the records subgraph could not be reached',
+    extensions: { code: 'SUBGRAPH_UNAVAILABLE' },
+    originalError: { message: 'the records subgraph could not be reached: ECONNRESET' },
+  });
   expect(subgraph.received.filter((r) => r.query.startsWith('mutation'))).toHaveLength(1);
 });
 
@@ -80,7 +84,11 @@ test("a subgraph's GraphQL refusal is relayed; a proxy's error page is a failed 
   });
   expect(await client(refusing.url).fetch({ query: '{ answer }', variables: {} }, context)).toEqual({ errors: [{ message: 'no credentials', extensions: { code: 'UNAUTHORIZED' } }] });
   const proxy = await startSubgraph({ answer: (res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway at 10.0.0.7</h1>') });
-  await expect(client(proxy.url).fetch({ query: '{ answer }', variables: {} }, context)).rejects.toThrow(/^the records subgraph answered HTTP 502$/);
+  await expect(client(proxy.url).fetch({ query: '{ answer }', variables: {} }, context)).rejects.toMatchObject({
+    message: 'the records subgraph did not answer with a GraphQL response',
+    extensions: { code: 'SUBGRAPH_ERROR' },
+    originalError: { message: 'the records subgraph answered HTTP 502' },
+  });
 });
 
 test('a subgraph that sends its headers and then stalls fails with SUBGRAPH_TIMEOUT', async () => {

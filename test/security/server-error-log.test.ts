@@ -48,7 +48,7 @@ describePostgres('the records store down', () => {
     expect(lines.map((line) => line.requestId).sort()).toEqual(answers.map((a) => a.headers.get('x-request-id')).sort());
     for (const line of lines) {
       expect(line).toMatchObject({ level: 50, route: '/models/{model}/versions/{version}:create', status: 502, codes: ['STORE_ERROR'], operation: 'CoreCreateRecord' });
-      expect(line.causes).toEqual([{ class: expect.any(String), message: expect.any(String) }]);
+      expect(line.causes).toEqual([{ class: expect.any(String), message: expect.any(String), code: expect.any(String) }]);
     }
     const everything = JSON.stringify(sut.logs);
     expect(everything).not.toContain(marker);
@@ -76,7 +76,7 @@ describePostgres('the records store down', () => {
   });
 });
 
-test('a subgraph that is down: 500 INTERNAL_ERROR and one line with the cause, none of the address in the answer', async () => {
+test('a subgraph that is down: 503 SUBGRAPH_UNAVAILABLE and one line with the cause, none of the address in the answer', async () => {
   const refused = 'http://127.0.0.1:9/graphql';
   const sut = await startTestSystem(
     {
@@ -89,9 +89,9 @@ test('a subgraph that is down: 500 INTERNAL_ERROR and one line with the cause, n
       IMPACT_SUBGRAPH_URL: refused,
   });
   const answer = await call(sut.url('core'), 'GET', '/models');
-  expect(answer.status).toBe(500);
-  expect(answer.text).not.toContain('127.0.0.1');
+  expect(answer.status).toBe(503);
+  expect(answer.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
   expect(serverErrors(sut)).toEqual([
-    expect.objectContaining({ requestId: answer.headers.get('x-request-id'), door: 'core', route: '/models', status: 500, codes: ['INTERNAL_ERROR'], causes: [{ class: expect.any(String), message: 'the models subgraph could not be reached: ECONNREFUSED' }] }),
+    expect.objectContaining({ requestId: answer.headers.get('x-request-id'), door: 'core', route: '/models', status: 503, codes: ['SUBGRAPH_UNAVAILABLE'], causes: [{ class: 'Error', message: 'the models subgraph could not be reached: ECONNREFUSED' }] }),
   ]);
 });

@@ -182,17 +182,18 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
   });
 
   // Last: it stops the models subgraph.
-  test('a subgraph that is down gives 500 INTERNAL_ERROR with no stack trace or upstream text', async () => {
+  // Issue 24: 503 SUBGRAPH_UNAVAILABLE (it was 500 INTERNAL_ERROR): the client may retry later.
+  test('a subgraph that is down gives 503 SUBGRAPH_UNAVAILABLE with no stack trace or upstream text', async () => {
     await subgraphs.models!.stop();
     delete subgraphs.models;
     const answer = await call(edge.url('core'), 'GET', '/models', { headers: { authorization: `Bearer ${token}` } });
-    expect(answer.status).toBe(500);
-    expect(answer.json).toEqual({ code: 'INTERNAL_ERROR', message: 'internal error', details: null });
+    expect(answer.status).toBe(503);
+    expect(answer.json).toEqual({ code: 'SUBGRAPH_UNAVAILABLE', message: 'the models subgraph could not be reached', details: null });
     const graphql = await call(edge.url('gateway'), 'POST', '/graphql', {
       body: { query: '{ modelVersions { model } }' },
       headers: { authorization: `Bearer ${token}` },
     });
-    expect(graphql.json.errors).toEqual([expect.objectContaining({ message: 'internal error', extensions: { code: 'INTERNAL_ERROR' } })]);
+    expect(graphql.json.errors).toEqual([expect.objectContaining({ message: 'the models subgraph could not be reached', extensions: { code: 'SUBGRAPH_UNAVAILABLE', details: null } })]);
     expect(graphql.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|stack/);
   });
 });

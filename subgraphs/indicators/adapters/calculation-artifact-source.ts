@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DomainError } from '../../../kernel/errors.js';
+import { withoutSecrets } from '../../../kernel/display-url.js';
 import { artifactUrls } from '../domain/artifact-urls.js';
 import { parseCalculationArtifact } from '../domain/calculation-artifact.js';
 import type { CalculationArtifact } from '../domain/calculation-artifact.js';
@@ -134,17 +135,17 @@ function parseJson(body: string, url: string): unknown {
 function statusError(status: number, url: string): DomainError {
   if (status === 404) return notFound(url);
   return new DomainError('CALCULATION_ARTIFACT_ERROR', `the artifact host answered with status ${status}`, {
-    calculation_url: url,
+    calculation_url: withoutSecrets(url),
     upstream_status: status,
   });
 }
 
 function notFound(url: string): DomainError {
   return new DomainError('CALCULATION_ARTIFACT_NOT_FOUND', 'no calculation artifact is published for this model version', {
-    calculation_url: url,
+    calculation_url: withoutSecrets(url),
   });
 }
 
 function artifactError(message: string, url: string): DomainError {
-  return new DomainError('CALCULATION_ARTIFACT_ERROR', message, { calculation_url: url });
+  return new DomainError('CALCULATION_ARTIFACT_ERROR', message, { calculation_url: withoutSecrets(url) });
 }

@@ -1,3 +1,5 @@
+import { withoutSecrets } from '../../../kernel/display-url.js';
+
 /** Where the artifacts of one model version live, derived from `ARTIFACT_BASE_URL_TEMPLATE`. */
 export const VERSION_PLACEHOLDER = '{version}';
 
@@ -52,4 +54,9 @@ export function artifactUrls(template: string, version: string): ArtifactUrls {
 export function calculationUrlTemplate(template: string): string {
   const base = template.endsWith('/') ? template : `${template}/`;
   return `${base}${ARTIFACT_FILES.calculation_url}`;
+}
+
+/** The URLs as answers show them: the template's credentials and query string stay in the service. */
+export function shownUrls(urls: ArtifactUrls): ArtifactUrls {
+  return Object.fromEntries(Object.entries(urls).map(([name, url]) => [name, name === 'model_version' ? url : withoutSecrets(url)])) as unknown as ArtifactUrls;
 }

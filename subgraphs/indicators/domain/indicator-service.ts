@@ -1,5 +1,6 @@
 import { DomainError } from '../../../kernel/errors.js';
-import { artifactUrls, calculationUrlTemplate, isVersionSegment } from './artifact-urls.js';
+import { artifactUrls, calculationUrlTemplate, isVersionSegment, shownUrls } from './artifact-urls.js';
+import { withoutSecrets } from '../../../kernel/display-url.js';
 import type { ArtifactUrls } from './artifact-urls.js';
 import type { CalculationArtifact, IndicatorSpecification } from './calculation-artifact.js';
 import { DEFAULT_MODEL_VERSION, MODEL_FAMILY, parseComputeRequest } from './compute-request.js';
@@ -76,7 +77,7 @@ export class IndicatorService {
     const validation = await this.validate(request, credentials);
     requirePassed(validation);
     const result = await this.score(request);
-    const urls = artifactUrls(this.config.artifactBaseUrlTemplate, request.modelVersion);
+    const urls = shownUrls(artifactUrls(this.config.artifactBaseUrlTemplate, request.modelVersion));
     return {
       model_family: MODEL_FAMILY,
       model_version: request.modelVersion,
@@ -113,12 +114,12 @@ export class IndicatorService {
       model_family: MODEL_FAMILY,
       validation_basis: 'shacl',
       default_testing_version: DEFAULT_MODEL_VERSION,
-      artifact_base_url_template: config.artifactBaseUrlTemplate,
-      core_base_url: config.coreBaseUrl,
+      artifact_base_url_template: withoutSecrets(config.artifactBaseUrlTemplate),
+      core_base_url: withoutSecrets(config.coreBaseUrl),
       http_timeout_secs: config.httpTimeoutSecs,
       bind_address: config.bindAddress,
       port: config.port,
-      calculation_artifact_url_template: calculationUrlTemplate(config.artifactBaseUrlTemplate),
+      calculation_artifact_url_template: withoutSecrets(calculationUrlTemplate(config.artifactBaseUrlTemplate)),
     };
   }
 
@@ -127,7 +128,7 @@ export class IndicatorService {
     const version = request.modelVersion;
     const context = {
       source: this.config.coreServiceName,
-      validationUrl: this.core.validationUrl(version),
+      validationUrl: withoutSecrets(this.core.validationUrl(version)),
       modelVersion: version,
     };
     if (this.config.skipValidation) return validationSkipped(context);

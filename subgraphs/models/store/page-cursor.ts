@@ -7,8 +7,8 @@ import { unstorable } from '../../../kernel/records/storable-json.js';
  * The cursor of a keyset page (query-translator.ts, translatePage): the values of every ORDER BY
  * key of its row, so that the next page starts right after that row whatever was inserted or
  * deleted since. Opaque to clients: base64url of the JSON array `[fingerprint, value…]`, the
- * fingerprint naming the order it belongs to. A cursor of another order (or a forged one) is
- * 400 BAD_REQUEST, never an SQL error or a page of the wrong records. Not secret, and need not be:
+ * fingerprint naming the query (filter, model version and order) it belongs to. A cursor of another
+ * query (or a forged one) is 400 BAD_REQUEST, never an SQL error or a page of the wrong records. Not secret, and need not be:
  * every key is one the reader can see or learn by filtering (payload fields, created_at, id), or
  * the record's random tie_break, which means nothing (query-translator.ts, tieBreak).
  */
@@ -23,7 +23,7 @@ export interface KeyShape {
   nullable: boolean;
 }
 
-/** An order: its keys, and a fingerprint of the sort and those keys. */
+/** An order: its keys, and a fingerprint of the query, its sort and those keys. */
 export interface OrderShape {
   fingerprint: string;
   keys: KeyShape[];
@@ -36,12 +36,13 @@ export type KeyValue = string | number | boolean | null;
 export type CursorArgument = 'after' | 'before';
 
 /**
- * The fingerprint covers the sort as written and the keys it became (a range on the sorted number
- * field orders by the number alone: one key instead of five), so a cursor decodes only where its
- * values mean the same keys.
+ * The fingerprint covers the query's conditions and model version, the sort as written and the keys
+ * it became (a range on the sorted number field orders by the number alone: one key instead of
+ * five), so a cursor decodes only where its values mean the same keys of the same list: one from
+ * another filter is refused as README says, rather than starting a page at a position of another list.
  */
-export function orderShape(sort: SortKey[], keys: Array<KeyShape & { direction: string }>): OrderShape {
-  const described = JSON.stringify([sort, keys.map(({ kind, nullable, direction }) => [kind, nullable, direction])]);
+export function orderShape(query: { where: unknown; within: unknown; sort: SortKey[] }, keys: Array<KeyShape & { direction: string }>): OrderShape {
+  const described = JSON.stringify([query.where, query.within, query.sort, keys.map(({ kind, nullable, direction }) => [kind, nullable, direction])]);
   return { fingerprint: createHash('sha256').update(described).digest('base64url').slice(0, 12), keys: keys.map(({ kind, nullable }) => ({ kind, nullable })) };
 }
 
@@ -58,7 +59,7 @@ export function decodeCursor(cursor: string, at: CursorArgument, order: OrderSha
   };
   const decoded = parsed(cursor) ?? refuse('not a cursor of this service');
   const [fingerprint, ...values] = decoded;
-  if (fingerprint !== order.fingerprint) refuse('the cursor belongs to another order (orderBy) of the records');
+  if (fingerprint !== order.fingerprint) refuse('the cursor belongs to another filter or order (orderBy) of the records');
   if (values.length !== order.keys.length) refuse('not a cursor of this service');
   values.forEach((value, index) => {
     const problem = valueProblem(order.keys[index]!, value);

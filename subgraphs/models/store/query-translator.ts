@@ -148,7 +148,7 @@ function readStatement(backend: Backend, query: RecordQuery, viewer: Principal, 
   const sql = writerFor(backend);
   const where = matching(sql, query, viewer);
   const order = orderTerms(sql, query);
-  const shape = orderShape(query.sort, order);
+  const shape = orderShape(query, order);
   const bounds = cursorBounds(sql, order, shape, slice);
   const reading = slice.backwards ? order.map(reversed) : order;
   const from = windowed ? indexOrderWindow(sql, query.within, bounds, reading, 2 * (slice.offset + slice.limit)) : 'records r';

@@ -243,6 +243,15 @@ describe.each(backends)('keyset pages on %s', (backend) => {
       await refused(ranged!);
     });
 
+    test('issue 24: a cursor of another filter (or model version) with the same order', async () => {
+      const filtered = (where: unknown, within?: ModelVersion | null) => queryOf({ where, sort: [{ field: 'payload.v', direction: 'asc' }], within });
+      const [cursor] = (await page(filtered([{ field: 'payload.v', op: 'exists', value: true }]), { size: 1 })).cursors;
+      expect((await page(filtered([{ field: 'payload.v', op: 'exists', value: true }]), { after: cursor! })).records.length).toBeGreaterThan(0);
+      await refused(cursor!);
+      await refused(cursor!, filtered([{ field: 'payload.v', op: 'exists', value: false }]));
+      await refused(cursor!, filtered([{ field: 'payload.v', op: 'exists', value: true }], null));
+    });
+
     test('a cursor of this order with values of the wrong kind', async () => {
       const [cursor] = (await page(byV(), { size: 1 })).cursors;
       const [fingerprint, ...values] = JSON.parse(Buffer.from(cursor!, 'base64url').toString()) as unknown[];
