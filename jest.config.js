@@ -10,8 +10,10 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
-  // A test (or hook) that hangs fails after a minute instead of holding the run.
-  testTimeout: 60000,
+  // A test (or hook) that hangs fails after two minutes instead of holding the run: a hook that
+  // starts systems as deployments run them (a primary and its workers each) takes tens of seconds
+  // on a busy 2-core machine.
+  testTimeout: 120000,
   // Each suite's start and end on stderr and in JEST_PROGRESS_FILE: a run cut by a timeout names the suite it was in.
   reporters: ['default', '<rootDir>/test/support/progress-reporter.js'],
 };

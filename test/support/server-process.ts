@@ -26,7 +26,8 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-const STARTUP_TIMEOUT_MS = 30_000;
+/** A primary and its workers each build every subgraph and compile the registry: slow on a busy machine. */
+const STARTUP_TIMEOUT_MS = 60_000;
 
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [projectPath('dist', 'server', 'main.js')], {
