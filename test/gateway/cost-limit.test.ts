@@ -88,9 +88,8 @@ describe('operation cost (GRAPHQL_MAX_COST), from the schema\'s @cost and @listS
   test('a fragment bomb inside a connection is measured at once (each fragment walked once per page size)', () => {
     const fragments = ['fragment F0 on PartConnection { nodes { id } }'];
     for (let i = 1; i <= 40; i++) fragments.push(`fragment F${i} on PartConnection { ...F${i - 1} ...F${i - 1} }`);
-    const started = performance.now();
+    // 2^40 paths: walked one by one, this would never return; the answer is the proof.
     expect(costOf(`{ a: partPage(first: 1000) { ...F40 } b: partPage(first: 7) { ...F40 } } ${fragments.join(' ')}`)).toBe(2 + 2 ** 40 * 1007);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   test('15 aliases of a connection page of 1,000 payloads: QUERY_TOO_COMPLEX naming the setting and the costliest path', () => {

@@ -21,7 +21,8 @@ beforeAll(async () => {
 afterAll(() => host?.stop());
 
 const READ = { scope: 'records:read' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Past the tests' AUTH_JWKS_REFRESH_SECS of 1 s, on the stepped clock. */
+const PAST_EXPIRY_MS = 1100;
 
 async function expectEveryEdge(sut: InProcessSystem, token: string, expected: (edge: (typeof EDGES)[number]) => { status: number; code?: string }) {
   for (const edge of EDGES) {
@@ -56,7 +57,7 @@ describe('key set down with keys cached (AUTH_JWKS_REFRESH_SECS=1)', () => {
     await expectEveryEdge(sut, token, accepted);
     await idp.down();
     await expectEveryEdge(sut, token, accepted);
-    await sleep(1100); // past AUTH_JWKS_REFRESH_SECS: the refresh fails, the cached keys stay
+    stepClock(PAST_EXPIRY_MS); // past AUTH_JWKS_REFRESH_SECS: the refresh fails, the cached keys stay
     await expectEveryEdge(sut, token, accepted);
     await idp.rotate('ES256');
     const rotated = await idp.sign(READ, 'ES256');
@@ -85,6 +86,7 @@ describe('key set down with nothing cached', () => {
 
 describe('key rotation without a restart', () => {
   test('with a short AUTH_JWKS_REFRESH_SECS: the new key is used once the cache expires, the retired one stops', async () => {
+    fakeDateOnly();
     const idp = await JwksServer.start();
     const sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv(), AUTH_JWKS_REFRESH_SECS: '1' });
     try {
@@ -92,12 +94,13 @@ describe('key rotation without a restart', () => {
       await expectEveryEdge(sut, old, accepted);
       await idp.rotate('RS256', { retireOld: true });
       const rotated = await idp.sign(READ);
-      await sleep(1100);
+      stepClock(PAST_EXPIRY_MS);
       await expectEveryEdge(sut, rotated, accepted);
       await expectEveryEdge(sut, old, (edge) => ({ status: 401, code: edge.refusedCode }));
     } finally {
       await sut.stop();
       await idp.close();
+      realClock();
     }
   });
 

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { projectPath } from '../../kernel/project.js';
@@ -30,9 +33,12 @@ export interface ServerProcess {
 const STARTUP_TIMEOUT_MS = 60_000;
 
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  // A records store of its own unless the test names one: never the working tree's data/records.db.
+  const dir = mkdtempSync(path.join(tmpdir(), 'cerise-server-'));
   const child = spawn(process.execPath, [projectPath('dist', 'server', 'main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
+      DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
       SERVER_HOST: '127.0.0.1',
       CORE_PORT: '0',
       INDICATORS_PORT: '0',
@@ -48,7 +54,12 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code, signal });
+    }),
+  );
   const ports = await startedPorts(child, () => output, exited);
   return {
     pid: child.pid!,
