@@ -265,7 +265,7 @@ describe('planned operations with a subgraph that is down', () => {
     const library = await startTinyFederation([catalog, ratings], { ratings: remoteSubgraph(`http://127.0.0.1:${port}/graphql`) });
     try {
       const answers = await thrice(library, '{ media(ids: ["b1", "f1"]) { id title ... on Book { stars } } }');
-      expect(answers[0]!.json).toEqual({ data: { media: [null, { id: 'f1', title: 'Alien' }] }, errors: [{ message: 'internal error', extensions: { code: 'INTERNAL_ERROR' } }] });
+      expect(answers[0]!.json).toEqual({ data: { media: [null, { id: 'f1', title: 'Alien' }] }, errors: [{ message: 'the remote subgraph could not be reached', extensions: { code: 'SUBGRAPH_UNAVAILABLE', details: null } }] });
       expect(answers[1]!.text).toBe(answers[0]!.text);
       expect(answers[2]!.text).toBe(answers[0]!.text);
     } finally {
