@@ -199,7 +199,7 @@ describe.each(STORES)('on %s', (store) => {
       expect(answer.json).toMatchObject({
         service: 'hex-core-service',
         registry: { models_loaded: 3, last_refresh_at: expect.any(String) },
-        store: { backend: 'sqlite' },
+        store: { backend: store },
         auth: { mode: 'none' },
         metrics_enabled: true,
         validators: { shacl: { unsupported_constraints: 0 } },
