@@ -54,6 +54,11 @@ export const ERROR_STATUSES = {
   QUERY_TOO_COMPLEX: 400,
   // distributed mode: a remote subgraph that does not answer within SUBGRAPH_TIMEOUT_MS
   SUBGRAPH_TIMEOUT: 504,
+  // the request's runtime budget (kernel/request-budget.ts): the request is understood but asks for
+  // more than one answer may hold or read (ask for less), or did not finish in time
+  RESPONSE_TOO_LARGE: 422,
+  TOO_MANY_RECORDS_READ: 422,
+  DEADLINE_EXCEEDED: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUSES;

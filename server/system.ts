@@ -18,6 +18,8 @@ import { forwardedCredentials } from '../gateway/pipeline/forwarded-credentials.
 import { gatewaySecret } from '../gateway/pipeline/gateway-secret.js';
 import { upstreamTimeout } from '../gateway/pipeline/upstream-timeout.js';
 import { operationLimits } from '../gateway/pipeline/operation-limits.js';
+import { requestBudgetPlugin } from '../gateway/pipeline/request-budget.js';
+import { budgetOn } from '../kernel/request-budget.js';
 import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
 import { type Refusal, httpServer } from '../kernel/http/http-server.js';
 import { type MessageClasses, expressMessages } from '../kernel/http/express-messages.js';
@@ -110,7 +112,8 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
 function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: Logger): RequestPipeline {
   const role = config.process;
   const remoteFetches = role.role === 'gateway' ? [forwardedCredentials(), gatewaySecret(role.gatewaySecret), upstreamTimeout(role.subgraphTimeoutMs)] : [];
-  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...remoteFetches, requestMetrics(metrics), serverErrorLog(logger)]);
+  const budget = budgetOn(config.requestBudget) ? [requestBudgetPlugin(config.requestBudget)] : [];
+  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...remoteFetches, ...budget, requestMetrics(metrics), serverErrorLog(logger)]);
 }
 
 async function startRole(proc: Process): Promise<void> {
