@@ -29,6 +29,14 @@ export interface RequestBudget {
   readonly signal: AbortSignal | undefined;
   /** Records that may still be read (Infinity without a cap). */
   recordsLeft(): number;
+  /** Payload bytes that may still be read (Infinity without a cap). */
+  payloadBytesLeft(): number;
+  /**
+   * Runs the request's reads of records one after another, so that each starts knowing what the
+   * ones before it read: concurrent reads (aliases, nested connections) would each hold up to the
+   * cap at once.
+   */
+  inTurn<T>(read: () => Promise<T>): Promise<T>;
   /** Counts records read from the store and their payloads' bytes; throws past a cap. */
   chargeRecords(count: number, bytes: number): void;
   /** Counts bytes of a subgraph's answer as they arrive; throws past the cap. */
@@ -52,6 +60,8 @@ export const NO_BUDGET: RequestBudget = {
   breach: null,
   signal: undefined,
   recordsLeft: () => Infinity,
+  payloadBytesLeft: () => Infinity,
+  inTurn: (read) => read(),
   chargeRecords: () => undefined,
   chargeReceived: () => undefined,
   chargeAnswer: () => undefined,
@@ -79,6 +89,7 @@ class CountingBudget implements RequestBudget {
   private recordsRead = 0;
   private bytesRead = 0;
   private bytesReceived = 0;
+  private reads: Promise<unknown> = Promise.resolve();
   private readonly deadline: number;
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
@@ -93,6 +104,17 @@ class CountingBudget implements RequestBudget {
 
   recordsLeft(): number {
     return this.limits.maxRecordsRead > 0 ? Math.max(0, this.limits.maxRecordsRead - this.recordsRead) : Infinity;
+  }
+
+  payloadBytesLeft(): number {
+    return this.limits.maxResponseBytes > 0 ? Math.max(0, this.limits.maxResponseBytes - this.bytesRead) : Infinity;
+  }
+
+  inTurn<T>(read: () => Promise<T>): Promise<T> {
+    if (this.limits.maxResponseBytes === 0 && this.limits.maxRecordsRead === 0) return read();
+    const turn = this.reads.then(() => read());
+    this.reads = turn.catch(() => undefined);
+    return turn;
   }
 
   chargeRecords(count: number, bytes: number): void {

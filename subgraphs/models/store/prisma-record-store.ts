@@ -159,15 +159,23 @@ export class PrismaRecordStore implements RecordStore {
   async pageRecords(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget = NO_BUDGET): Promise<RecordPage> {
     return this.guard('records store failed', async () => {
       if (page.keysOnly) return this.pageEnds(query, viewer, page, budget);
-      // Never more rows than the request may still read: one more than that is enough to know it would read too many.
-      const limit = Math.min(page.size + 1, budget.recordsLeft() + 1);
-      const read = translateRead(this.backend, query, viewer, pageSlice(page, limit, 0), true);
-      const rows = await this.readWindowed<RecordRow & KeyColumns>(read, limit, budget);
-      const more = rows.length > page.size;
-      // Backwards, the extra record is the earliest: the rows come in the order's own direction.
-      const kept = !more ? rows : page.backwards ? rows.slice(1) : rows.slice(0, page.size);
-      return { records: chargedRecords(kept, budget), cursors: kept.map((row) => cursorOf(read.order, row)), ...pageInfo(page, more) };
+      return budget.inTurn(() => this.pageWithRecords(query, viewer, page, budget));
     });
+  }
+
+  /**
+   * Never more rows than the request may still read (one more is enough to know it would read too
+   * many), nor payloads much past the bytes it may still read (the database stops at the row that
+   * reaches past them: query-translator.ts, Slice.payloadsLeft).
+   */
+  private async pageWithRecords(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget): Promise<RecordPage> {
+    const limit = Math.min(page.size + 1, budget.recordsLeft() + 1);
+    const read = translateRead(this.backend, query, viewer, { ...pageSlice(page, limit, 0), payloadsLeft: budget.payloadBytesLeft() }, true);
+    const rows = await this.readWindowed<RecordRow & KeyColumns>(read, limit, budget);
+    const more = rows.length > page.size;
+    // Backwards, the extra record is the earliest: the rows come in the order's own direction.
+    const kept = !more ? rows : page.backwards ? rows.slice(1) : rows.slice(0, page.size);
+    return { records: chargedRecords(kept, budget), cursors: kept.map((row) => cursorOf(read.order, row)), ...pageInfo(page, more) };
   }
 
   /**
@@ -227,7 +235,7 @@ export class PrismaRecordStore implements RecordStore {
    * as an SQLite REAL to 15 digits.
    */
   private async loadRecords(statement: SqlStatement, budget: ReadBudget = NO_BUDGET): Promise<StoredRecord[]> {
-    return chargedRecords(await this.read<RecordRow>(statement, budget), budget);
+    return budget.inTurn(async () => chargedRecords(await this.read<RecordRow>(statement, budget), budget));
   }
 
   async grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void> {
