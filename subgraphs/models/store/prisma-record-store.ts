@@ -52,6 +52,9 @@ export interface RecordStoreTimes {
   pingTimeoutMs: number;
 }
 
+/** The largest payload a request stores by default (SERVER_REQUEST_MAX_BYTES, 1 MiB): what one row may weigh. */
+const LARGEST_PAYLOAD_BYTES = 1024 * 1024;
+
 export class PrismaRecordStore implements RecordStore {
   private readonly shortcuts = new ShortcutMemory();
 
@@ -170,7 +173,10 @@ export class PrismaRecordStore implements RecordStore {
    */
   private async pageWithRecords(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget): Promise<RecordPage> {
     const limit = Math.min(page.size + 1, budget.recordsLeft() + 1);
-    const read = translateRead(this.backend, query, viewer, { ...pageSlice(page, limit, 0), payloadsLeft: budget.payloadBytesLeft() }, true);
+    const left = budget.payloadBytesLeft();
+    // A page too short to reach the bytes left, even of payloads as large as a request body may be, is read as it is.
+    const payloadsLeft = limit * LARGEST_PAYLOAD_BYTES > left ? left : undefined;
+    const read = translateRead(this.backend, query, viewer, { ...pageSlice(page, limit, 0), payloadsLeft }, true);
     const rows = await this.readWindowed<RecordRow & KeyColumns>(read, limit, budget);
     const more = rows.length > page.size;
     // Backwards, the extra record is the earliest: the rows come in the order's own direction.
