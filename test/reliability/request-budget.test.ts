@@ -7,6 +7,7 @@ import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { backendsUnderTest, createDatabase, type Backend, type TestDatabase } from '../subgraphs/models/store/support.js';
 import { expectError, recordsModelHost, recordsStore } from '../subgraphs/models/records/support.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
+import { SAMPLE_TEMPLATE } from '../subgraphs/indicators/local-profile.js';
 
 /**
  * Issue 24, item 3: a budget enforced while a request runs (kernel/request-budget.ts), because a
@@ -163,6 +164,75 @@ describe.each(backends)('the request budget on %s', (backend: Backend) => {
       }
     });
   }
+});
+
+/**
+ * Distributed mode (PROCESS_ROLE=subgraph processes behind a PROCESS_ROLE=gateway one): a subgraph
+ * holds the requests it runs to its own budget, lowered to what the gateway's header says is left;
+ * the gateway counts a subgraph's answer as it arrives and cuts it past its cap. One process each
+ * (the workers are not what these tests are about), SQLite.
+ */
+describe('the request budget across the HTTP hop', () => {
+  let database: TestDatabase;
+  const subgraphs: Record<string, ServerProcess> = {};
+  let gateway: ServerProcess;
+  const secret = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
+
+  beforeAll(async () => {
+    database = await createDatabase('sqlite');
+    const own = { models: { REQUEST_MAX_RECORDS_READ: '150' } } as Record<string, Record<string, string>>;
+    for (const name of ['models', 'indicators', 'impact']) {
+      const env = { ...NO_AUTH, ...modelsEnv, ...secret, DATABASE_URL: database.url, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name, SUBGRAPH_PORT: '0' };
+      subgraphs[name] = await spawnServer({ ...env, ...own[name] });
+    }
+    const url = (name: string) => `${subgraphs[name]!.url(`subgraph:${name}`)}/graphql`;
+    gateway = await spawnServer({
+      ...NO_AUTH,
+      ...secret,
+      PROCESS_ROLE: 'gateway',
+      MODELS_SUBGRAPH_URL: url('models'),
+      INDICATORS_SUBGRAPH_URL: url('indicators'),
+      IMPACT_SUBGRAPH_URL: url('impact'),
+      REQUEST_MAX_RESPONSE_BYTES: '100000',
+    });
+    for (let n = 0; n < SMALL_RECORDS; n += 10) {
+      const batch = Array.from({ length: 10 }, (_, i) => recordsStore(gateway.url('records'), { id: randomUUID(), model: 'mini', version: '1.0', payload: { id: `w-${n + i}`, name: 'Widget', weight: n + i } }, randomUUID()));
+      for (const answer of await Promise.all(batch)) expect(answer.status).toBe(200);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await gateway?.stop();
+    for (const server of Object.values(subgraphs)) await server.stop();
+    await database?.drop();
+  });
+
+  test("the models subgraph's own cap (REQUEST_MAX_RECORDS_READ=150) is the request's: 422 TOO_MANY_RECORDS_READ on /graphql and the records facade", async () => {
+    const twoPages = `{ ${miniRecords('a', 100, 'id')} ${miniRecords('b', 100, 'id')} }`;
+    expect(expectBreach(await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: twoPages } }), 422, 'TOO_MANY_RECORDS_READ')).toEqual({ limit: 150, measure: 'records' });
+    const filter = { where: [{ field: 'model', op: 'eq', value: 'mini' }], limit: 200 };
+    expectError(await call(gateway.url('records'), 'POST', '/records/query', { body: { filter } }), 422, 'unprocessable');
+  });
+
+  test("the gateway's cap (REQUEST_MAX_RESPONSE_BYTES=100000) cuts a subgraph's larger answer as it arrives: 422 RESPONSE_TOO_LARGE", async () => {
+    const artifacts = 'modelVersion { s: artifact(kind: SCHEMA) { content } h: artifact(kind: SHACL) { content } o: artifact(kind: OWL) { content } }';
+    expectBreach(await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 100, artifacts)} }` } }), 422, 'RESPONSE_TOO_LARGE');
+    expect((await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 10, artifacts)} }` } })).status).toBe(200);
+  });
+
+  test("a subgraph keeps the deadline the gateway sends (x-request-budget): 504 DEADLINE_EXCEEDED from the subgraph itself", async () => {
+    const catalog = await catalogBody();
+    host.serve('/catalog.json', { body: catalog, delayMs: 6_000 });
+    try {
+      const answer = await call(subgraphs.models!.url('subgraph:models'), 'POST', '/graphql', {
+        body: { query: 'mutation { refreshRegistry { modelsFound } }' },
+        headers: { 'x-request-budget': 'ms=1000, records=10' },
+      });
+      expect(answer.status).toBe(504);
+      expect(answer.json.errors.map((e: { extensions: { code: string; details: unknown } }) => e.extensions)).toEqual([{ code: 'DEADLINE_EXCEEDED', details: { limit: 1000, measure: 'milliseconds' } }]);
+    } finally {
+      host.serve('/catalog.json', catalog);
+    }
+  });
 });
 
 /** The only error of a GraphQL answer, with its status; its details. */
