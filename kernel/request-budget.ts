@@ -204,27 +204,25 @@ function deadlineExceeded(limit: number): DomainError {
  * Whether `value` written as JSON would take more than `cap` bytes, counted without writing it and
  * given up as soon as the count passes the cap: an answer that repeats one 2 MB string a hundred
  * times costs sixteen of them here, not a 218 MB string. Strings count their UTF-8 bytes (long ones
- * exactly, short ones by length) and their quotes; JSON's escapes are not counted.
+ * exactly, short ones by length) and their quotes; JSON's escapes are not counted. Recursive: an
+ * answer is as deep as the operation (GRAPHQL_MAX_DEPTH) plus a JSON value (SERVER_JSON_MAX_DEPTH).
  */
 export function jsonBytesPast(value: unknown, cap: number): boolean {
-  let total = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (typeof next === 'string') total += (next.length > 64 ? Buffer.byteLength(next, 'utf8') : next.length) + 3;
-    else if (typeof next === 'number') total += 9;
-    else if (next === null || typeof next !== 'object') total += 5;
-    else if (Array.isArray(next)) {
-      total += 2;
-      for (let i = next.length - 1; i >= 0; i--) pending.push(next[i]);
-    } else {
-      total += 2;
-      for (const key in next) {
-        total += key.length + 4;
-        pending.push((next as Record<string, unknown>)[key]);
-      }
-    }
-    if (total > cap) return true;
+  return bytesLeftAfter(value, cap) < 0;
+}
+
+/** `left` less the JSON bytes of `value`, stopping once below 0 (the walk of jsonBytesPast). */
+function bytesLeftAfter(value: unknown, left: number): number {
+  if (typeof value === 'string') return left - (value.length > 64 ? Buffer.byteLength(value, 'utf8') : value.length) - 3;
+  if (typeof value !== 'object' || value === null) return left - 9;
+  left -= 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && left >= 0; i++) left = bytesLeftAfter(value[i], left);
+    return left;
   }
-  return false;
+  for (const key in value) {
+    left = bytesLeftAfter((value as Record<string, unknown>)[key], left - key.length - 4);
+    if (left < 0) return left;
+  }
+  return left;
 }

@@ -66,11 +66,16 @@ export async function cancellableRead<T>(pool: pg.Pool, databaseUrl: string, sql
     if (running) (new pg.Client(databaseUrl) as unknown as { cancel(client: pg.PoolClient, query: unknown): void }).cancel(client, running);
   };
   signal.addEventListener('abort', cancel, { once: true });
+  let failure: Error | undefined;
   try {
     if (signal.aborted) throw new Error('the request ran out of time before its statement started');
     return (await client.query(sql, values)).rows as T[];
+  } catch (error) {
+    // A cancelled statement leaves its connection usable; any other failure may not (the pool drops it).
+    if (!signal.aborted) failure = error as Error;
+    throw error;
   } finally {
     signal.removeEventListener('abort', cancel);
-    client.release();
+    client.release(failure);
   }
 }
