@@ -213,7 +213,7 @@ function mapsRustPlanner(pid: number): boolean {
   return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('hive_router_query_planner');
 }
 
-function commonEnv(workspace: string, name: string): Record<string, string> {
+export function commonEnv(workspace: string, name: string): Record<string, string> {
   return {
     // As deployed (and as for Hive Gateway below): graphql-js's instanceOf skips its
     // development-mode checks, @apollo/gateway does not expose query plans on request.

@@ -10,6 +10,7 @@ import { benchFacade } from './facade.bench.js';
 import { benchImpact } from './impact.bench.js';
 import { benchIndicators } from './indicators.bench.js';
 import { benchGateway } from './gateway.bench.js';
+import { benchBudget } from './budget.bench.js';
 import { benchRecords } from './records.bench.js';
 import { benchSoak } from './soak.bench.js';
 import { benchGrowth } from './growth.bench.js';
@@ -30,6 +31,8 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'indicators', run: benchIndicators },
   { prefix: 'impact', run: benchImpact },
   { prefix: 'gateway', run: benchGateway },
+  // gateway.budget_overhead.*: its own prefix, so that it runs without the whole gateway comparison
+  { prefix: 'budget', run: benchBudget },
   { prefix: 'graphql', run: benchGraphqlLimits },
   { prefix: 'records', run: benchRecords },
   { prefix: 'growth', run: benchGrowth },

@@ -1,6 +1,7 @@
 import { type ExecutionResult, type GraphQLSchema, parse } from 'graphql';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
+import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
 import { apolloGateway } from './apollo-gateway.js';
 import { type ApolloExecutor, stockExecution } from './executor/apollo-executor.js';
 import { type ExecutorMode, type OperationExecutor, type OperationRequest, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
@@ -64,18 +65,20 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   const stock = loaded.executor as ApolloExecutor;
   const stockRoute = stockExecution(stock, schema, options.logger);
   executor = options.executor === 'planned' ? new PlannedOperations(schema, supergraphSdl) : STOCK_ONLY;
-  const answer = (request: OperationRequest) => executor.execute(request, shared);
+  // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
+  const planned = (request: OperationRequest) => executor.execute(request, shared);
   return {
     schema,
-    answer,
+    answer: (request) => answerWithinBudget(request.context.budget, () => planned(request)),
     executor: async (requestContext) => {
       // Apollo Server's gateway request context: `context` is the request's RequestContext.
       const { document, request, context } = requestContext as { document: PreparedOperation['document']; request: { operationName?: string; variables?: Record<string, unknown> }; context: RequestContext };
-      return (await answer({ document, operationName: request.operationName, variables: request.variables ?? {}, context })) ?? stock(requestContext);
+      const run = async () => (await planned({ document, operationName: request.operationName, variables: request.variables ?? {}, context })) ?? ((await stock(requestContext)) as ExecutionResult);
+      return answerWithinBudget(context.budget, run);
     },
-    async execute(prepared, variables, context) {
-      const answer = await executor.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs);
-      return answer ?? stockRoute(prepared, variables, context);
+    execute(prepared, variables, context) {
+      const run = async () => (await executor.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs)) ?? stockRoute(prepared, variables, context);
+      return answerWithinBudget(context.budget, run);
     },
     stop: () => apollo.stop(),
   };

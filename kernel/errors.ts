@@ -58,6 +58,11 @@ export const ERROR_STATUSES = {
   SUBGRAPH_UNAVAILABLE: 503,
   // distributed mode: a remote subgraph (or what stands in front of it) answered something that is not a GraphQL response
   SUBGRAPH_ERROR: 502,
+  // the request's runtime budget (kernel/request-budget.ts): the request is understood but asks for
+  // more than one answer may hold or read (ask for less), or did not finish in time
+  RESPONSE_TOO_LARGE: 422,
+  TOO_MANY_RECORDS_READ: 422,
+  DEADLINE_EXCEEDED: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUSES;

@@ -3,6 +3,7 @@ import { type Env, ConfigError, InvalidValue, boolean, integer, list, oneOf, opt
 import { type AuthConfig, readAuthConfig } from '../kernel/identity/auth-config.js';
 import { LOG_LEVELS, type LogLevel } from '../kernel/logger.js';
 import { DEFAULT_JSON_MAX_DEPTH } from '../kernel/json-depth.js';
+import type { BudgetLimits } from '../kernel/request-budget.js';
 import type { ServerLimits } from '../kernel/http/http-server.js';
 import type { CatalogLocation } from '../subgraphs/models/adapters/catalog-source.js';
 import type { FetchPolicy } from '../subgraphs/models/adapters/artifact-fetcher.js';
@@ -78,6 +79,8 @@ export interface SystemConfig {
   /** GRAPHQL_IDE: GraphiQL for browsers at the gateway's `/graphql` (gateway/ide.ts). */
   graphqlIde: boolean;
   graphqlLimits: GraphQLLimits;
+  /** REQUEST_MAX_RESPONSE_BYTES, REQUEST_MAX_RECORDS_READ, REQUEST_MAX_DURATION_MS (kernel/request-budget.ts). */
+  requestBudget: BudgetLimits;
   /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the only documents `/graphql` runs; null: any document. */
   graphqlTrustedDocuments: TrustedDocuments | null;
   /** GATEWAY_EXECUTOR (gateway/executor/executor.ts). */
@@ -134,6 +137,7 @@ export function readSystemConfig(env: Env): SystemConfig {
     graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION', boolean, false),
     graphqlIde: optional(env, 'GRAPHQL_IDE', boolean, false),
     graphqlLimits: readGraphQLLimits(env),
+    requestBudget: readRequestBudget(env),
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayExecutor: optional(env, 'GATEWAY_EXECUTOR', oneOf(EXECUTOR_MODES), 'planned'),
     coreBaseUrl: optional(env, ['CORE_BASE_URL', 'HEX_CORE_BASE_URL'], url())?.href ?? null,
@@ -210,6 +214,23 @@ function readGraphQLLimits(env: Env): GraphQLLimits {
     maxDepth: optional(env, 'GRAPHQL_MAX_DEPTH', integer({ min: 1 }), 10),
     maxAliases: optional(env, 'GRAPHQL_MAX_ALIASES', integer({ min: 0 }), 15),
     maxCost: optional(env, 'GRAPHQL_MAX_COST', integer({ min: 1 }), 50000),
+  };
+}
+
+/**
+ * Each request's runtime budget; 0 turns a cap off. 32 MiB of answer: twice the largest artifact
+ * the registry reads (REGISTRY_ARTIFACT_MAX_BYTES, 16 MiB), so an artifact at that cap is still
+ * served whole, while the answers the red team made (218 to 324 MB) are far above it; a screen's
+ * page is kilobytes. 10,000 records: ten full pages of the largest `first` (1,000) in one request.
+ * 20 s: a statement (DATABASE_STATEMENT_TIMEOUT_MS, 10 s) after the longest wait for a connection
+ * (DATABASE_ACQUIRE_TIMEOUT_MS, 10 s), and below SUBGRAPH_TIMEOUT_MS and SERVER_REQUEST_TIMEOUT_MS
+ * (30 s), so the budget answers first.
+ */
+function readRequestBudget(env: Env): BudgetLimits {
+  return {
+    maxResponseBytes: optional(env, 'REQUEST_MAX_RESPONSE_BYTES', integer({ min: 0 }), 32 * 1024 * 1024),
+    maxRecordsRead: optional(env, 'REQUEST_MAX_RECORDS_READ', integer({ min: 0 }), 10_000),
+    maxDurationMs: optional(env, 'REQUEST_MAX_DURATION_MS', integer({ min: 0 }), 20_000),
   };
 }
 

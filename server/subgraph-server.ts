@@ -5,6 +5,7 @@ import { executeSubgraph } from '../kernel/graphql/execute-subgraph.js';
 import { DocumentCache } from '../kernel/graphql/document-cache.js';
 import { withoutSuggestions } from '../kernel/graphql/no-introspection.js';
 import { DomainError, toDomainError } from '../kernel/errors.js';
+import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { graphqlJsonBody, graphqlRefusal, rejectUnreadableBody } from '../kernel/http/graphql-body.js';
@@ -78,7 +79,10 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
       if (error instanceof GraphQLError) return void refuseRequest(res, error, exchange);
       return void refuse(res, toDomainError(error), exchange);
     }
-    const result = await executeSubgraph({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
+    const execution = () => executeSubgraph({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
+    const result = await answerWithinBudget(context.budget, execution);
+    // A breached budget is answered alone, with its status; the gateway takes it as its own breach.
+    if (context.budget.breach) return void refuse(res, context.budget.breach, exchange);
     if (result.errors) record(exchange, result.errors);
     res.json(options.introspection || !result.errors ? result : { ...result, errors: result.errors.map(hidingSuggestions) });
   });

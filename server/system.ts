@@ -18,6 +18,8 @@ import { forwardedCredentials } from '../gateway/pipeline/forwarded-credentials.
 import { gatewaySecret } from '../gateway/pipeline/gateway-secret.js';
 import { upstreamTimeout } from '../gateway/pipeline/upstream-timeout.js';
 import { operationLimits } from '../gateway/pipeline/operation-limits.js';
+import { requestBudgetPlugin } from '../gateway/pipeline/request-budget.js';
+import { budgetOn } from '../kernel/request-budget.js';
 import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
 import { type Refusal, httpServer } from '../kernel/http/http-server.js';
 import { type MessageClasses, expressMessages } from '../kernel/http/express-messages.js';
@@ -134,7 +136,8 @@ function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: 
   // Usage counts what runs: after the limits, which refuse an operation before it does.
   const reporting = usage ? [usageReporting(usage)] : [];
   const accessLogs = config.accessLog ? [accessLog(logger)] : [];
-  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...reporting, ...remoteFetches, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
+  const budget = budgetOn(config.requestBudget) ? [requestBudgetPlugin(config.requestBudget)] : [];
+  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...reporting, ...remoteFetches, ...budget, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
 }
 
 /**

@@ -2,8 +2,16 @@ import http from 'node:http';
 import https from 'node:https';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import type { RequestBudget } from '../../kernel/request-budget.js';
 import type { RequestPipeline, SubgraphFetch } from '../pipeline/pipeline.js';
 import { type SubgraphClient, type SubgraphRequest, type SubgraphResponse, isQuery } from './subgraph-client.js';
+
+/** One POST's headers, signal and the request's budget, which its answer's bytes are charged to. */
+interface OutgoingCall {
+  headers: Record<string, string>;
+  signal: AbortSignal | undefined;
+  budget: RequestBudget;
+}
 
 /**
  * A subgraph over HTTP (distributed mode): GraphQL over HTTP with `node:http` and a keep-alive
@@ -48,8 +56,8 @@ export class RemoteClient implements SubgraphClient {
     }
   }
 
-  private async exchange({ request, headers, signal }: SubgraphFetch): Promise<SubgraphResponse> {
-    const { status, contentType, text } = await this.post(JSON.stringify(request), headers, signal, !isQuery(request));
+  private async exchange({ request, headers, signal, context }: SubgraphFetch): Promise<SubgraphResponse> {
+    const { status, contentType, text } = await this.post(JSON.stringify(request), { headers, signal, budget: context.budget }, !isQuery(request));
     const graphqlResponse = /^application\/(graphql-response\+)?json\b/.test(contentType);
     // A subgraph's own refusals (400, 401) are GraphQL responses, relayed as such; a proxy's 502 page is not.
     if ((status < 200 || status > 299) && !graphqlResponse) throw this.failed('SUBGRAPH_ERROR', `answered HTTP ${status}`);
@@ -68,9 +76,12 @@ export class RemoteClient implements SubgraphClient {
    * then stalls is bounded too. A kept-alive connection that the subgraph closed as idle just as
    * this request went out (ECONNRESET before any answer) is retried once on a fresh one, as Node's
    * documentation advises. Only a query: a subgraph that died while running a mutation closes the
-   * connection the same way, and the mutation must not run twice.
+   * connection the same way, and the mutation must not run twice. The answer's bytes are charged to
+   * the request's budget as they arrive: past its cap the connection is cut, so a huge answer costs
+   * this process the cap, not the answer.
    */
-  private post(body: Buffer | string, headers: Record<string, string>, signal: AbortSignal | undefined, retried: boolean): Promise<{ status: number; contentType: string; text: string }> {
+  private post(body: Buffer | string, call: OutgoingCall, retried: boolean): Promise<{ status: number; contentType: string; text: string }> {
+    const { headers, signal, budget } = call;
     const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     return new Promise((resolve, reject) => {
       let answered = false;
@@ -78,14 +89,22 @@ export class RemoteClient implements SubgraphClient {
         answered = true;
         const chunks: Buffer[] = [];
         const failed = (error: unknown) => reject(this.unreachable(error));
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('data', (chunk: Buffer) => {
+          try {
+            budget.chargeReceived(chunk.length);
+          } catch (breach) {
+            request.destroy();
+            return reject(breach);
+          }
+          chunks.push(chunk);
+        });
         response.once('error', failed);
         response.once('aborted', () => failed(new Error('the connection closed before the answer ended')));
         response.once('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
       });
       request.once('error', (error: NodeJS.ErrnoException) => {
         const staleConnection = request.reusedSocket && !answered && error.code === 'ECONNRESET' && !retried && !signal?.aborted;
-        if (staleConnection) resolve(this.post(payload, headers, signal, true));
+        if (staleConnection) resolve(this.post(payload, call, true));
         else reject(this.unreachable(error));
       });
       request.end(payload);

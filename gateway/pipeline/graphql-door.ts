@@ -103,7 +103,8 @@ function release(apolloContext: GraphQLRequestContext<RequestContext> | undefine
   Object.assign(apolloContext.request, { query: undefined, variables: undefined, extensions: undefined, http: undefined });
   apolloContext.response.body = undefined;
   const context = apolloContext.contextValue as Partial<Record<keyof RequestContext, unknown>>;
-  for (const key of Object.keys(context) as (keyof RequestContext)[]) context[key] = undefined;
+  // The budget stays: work still running after an answer at the deadline must go on finding it spent.
+  for (const key of Object.keys(context) as (keyof RequestContext)[]) if (key !== 'budget') context[key] = undefined;
 }
 
 /**

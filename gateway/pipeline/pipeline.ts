@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { MeasuredOperation } from './limits/measure.js';
 import type { RequestContext, RequestTrace } from '../../kernel/graphql/request-context.js';
+import { NO_BUDGET } from '../../kernel/request-budget.js';
 import type { SubgraphRequest, SubgraphResponse } from '../executor/subgraph-client.js';
 
 /**
@@ -81,6 +82,7 @@ export class RequestPipeline {
       status: 0,
       codes: [],
       failures: [],
+      budget: NO_BUDGET,
     };
     for (const plugin of this.plugins) plugin.onRequest?.(exchange, request);
     return exchange;

@@ -5,6 +5,7 @@ import { DomainError, ERROR_STATUSES } from '../../kernel/errors.js';
 import { graphqlRefusal } from '../../kernel/http/graphql-body.js';
 import { credentialSourceOf } from '../../kernel/identity/identity.js';
 import { type AccessControl, requestContext } from '../../kernel/graphql/request-context.js';
+import { NO_BUDGET } from '../../kernel/request-budget.js';
 import { storeFailure } from '../../subgraphs/models/store/store-error.js';
 import { UsageIndex } from './usage-analysis.js';
 import type { UsageCollector } from './usage-collector.js';
@@ -38,7 +39,7 @@ export function usageEndpoint(options: UsageEndpointOptions): Router {
   const admin = (handler: (req: express.Request) => Promise<{ type: string; body: unknown }>): express.RequestHandler => async (req, res) => {
     const requestId = randomUUID();
     try {
-      await requestContext(options.access, credentialSourceOf(req), { requestId, failures: [] }).authorize('admin.usage');
+      await requestContext(options.access, credentialSourceOf(req), { requestId, failures: [], budget: NO_BUDGET }).authorize('admin.usage');
       const { type, body } = await handler(req);
       res.status(200).type(type).send(type === 'json' ? JSON.stringify(body) : body);
     } catch (error) {

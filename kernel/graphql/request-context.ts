@@ -1,5 +1,6 @@
 import type { Authenticator, CredentialSource, Identity } from '../identity/identity.js';
 import type { Authorizer, Operation } from '../identity/authorization.js';
+import type { RequestBudget } from '../request-budget.js';
 
 /** Who may do what: the process's authenticator (the mode) and authorizer (scopes, roles, policy). */
 export interface AccessControl {
@@ -12,6 +13,8 @@ export interface RequestTrace {
   requestId: string;
   /** Errors of this request that are the server's fault (a 5xx code), as thrown, causes and all. */
   failures: unknown[];
+  /** What the request may still use while it runs (gateway/pipeline/request-budget.ts). */
+  budget: RequestBudget;
 }
 
 /**
@@ -22,6 +25,8 @@ export interface RequestContext {
   requestId: string;
   /** The door's record of the request, the same object however the context is copied. */
   trace: RequestTrace;
+  /** The request's runtime budget (its trace's), charged by the store and measured by the doors. */
+  budget: RequestBudget;
   identity(): Promise<Identity>;
   /** Authenticates, then checks the operation's requirements (FORBIDDEN when they are not met). */
   authorize(operation: Operation): Promise<Identity>;
@@ -62,6 +67,7 @@ export function requestContext(access: AccessControl, source: CredentialSource, 
   const context: RequestContext = {
     requestId: trace.requestId,
     trace,
+    budget: trace.budget,
     credentials,
     identity: () => (identity ??= access.authenticator.authenticate(source)),
     async authorize(operation) {

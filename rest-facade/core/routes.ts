@@ -44,7 +44,7 @@ export const coreFacade: Facade = {
   errors: coreErrors,
   openapi: {
     head: { title: 'CE-RISE core model validation and record service', version: CORE_OPENAPI_VERSION, schemas: CORE_SCHEMAS, errorSchema: ref('Error'), bearer: true },
-    commonErrors: ['INTERNAL_ERROR'],
+    commonErrors: ['INTERNAL_ERROR', 'RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED'],
     authErrors: ['UNAUTHORIZED', 'FORBIDDEN', 'AUTH_UNAVAILABLE'],
   },
   routes: (context) => [

@@ -45,6 +45,7 @@ export const recordsErrors = errorPolicy(
     SUBGRAPH_TIMEOUT: 503,
     SUBGRAPH_UNAVAILABLE: 503,
     SUBGRAPH_ERROR: 503,
+    DEADLINE_EXCEEDED: 503,
     CALCULATION_NOT_IMPLEMENTED: 500,
   },
   recordsEnvelope,

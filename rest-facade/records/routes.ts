@@ -37,7 +37,7 @@ export const recordsFacade: Facade = {
         Filter: { type: 'object', description: 'the query filter of the core service (where, sort, limit, offset)' },
       },
     },
-    commonErrors: ['INTERNAL_ERROR', 'STORE_ERROR', 'STORE_BUSY'],
+    commonErrors: ['INTERNAL_ERROR', 'STORE_ERROR', 'STORE_BUSY', 'RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED'],
     authErrors: ['UNAUTHORIZED', 'FORBIDDEN', 'AUTH_UNAVAILABLE'],
   },
   routes: (context) => [

@@ -28,7 +28,7 @@ export function buildModelsSchema(services: ModelsSubgraphServices): Promise<Gra
     },
     {
       ModelVersion: (reference) => modelVersionGql(services.registry.get(String(reference.model), String(reference.version))),
-      Record: async (reference, context) => services.records.find(await context.authorize('records.read'), String(reference.id)),
+      Record: async (reference, context) => services.records.find(await context.authorize('records.read'), String(reference.id), context.budget),
     },
   );
 }

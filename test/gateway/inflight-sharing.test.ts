@@ -3,6 +3,7 @@ import { InflightSharing } from '../../gateway/executor/inflight-sharing.js';
 import type { SubgraphClient, SubgraphResponse } from '../../gateway/executor/subgraph-client.js';
 import type { Identity } from '../../kernel/identity/identity.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import { NO_BUDGET } from '../../kernel/request-budget.js';
 
 /**
  * gateway/executor/inflight-sharing.ts: identical subgraph queries in flight share one fetch, in
@@ -30,7 +31,8 @@ describe('in-flight sharing of subgraph fetches', () => {
     const known = identity === null ? null : { subject: 'alice', roles: [], scopes: [], tenant: null, ...identity };
     return {
       requestId,
-      trace: { requestId, failures: [] },
+      trace: { requestId, failures: [], budget: NO_BUDGET },
+      budget: NO_BUDGET,
       credentials,
       identity: async () => {
         if (known === null) throw new Error('UNAUTHORIZED');

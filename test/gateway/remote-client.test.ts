@@ -4,6 +4,7 @@ import { RemoteClient } from '../../gateway/executor/remote-client.js';
 import { RequestPipeline } from '../../gateway/pipeline/pipeline.js';
 import { upstreamTimeout } from '../../gateway/pipeline/upstream-timeout.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import { NO_BUDGET, requestBudget } from '../../kernel/request-budget.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 
 /**
@@ -44,7 +45,7 @@ async function startSubgraph(behaviour: { closeSecondRequest?: boolean; answer?:
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, received };
 }
 
-const context = {} as RequestContext;
+const context = { budget: NO_BUDGET } as unknown as RequestContext;
 const client = (url: string, pipeline = new RequestPipeline([])) => new RemoteClient({ name: 'records', url }, pipeline);
 
 test('answers are relayed, and one kept-alive connection carries request after request', async () => {
@@ -98,4 +99,21 @@ test('a subgraph that sends its headers and then stalls fails with SUBGRAPH_TIME
     message: 'the records subgraph did not answer within 300 ms',
     extensions: { code: 'SUBGRAPH_TIMEOUT' },
   });
+});
+
+test("an answer past the request budget's bytes (REQUEST_MAX_RESPONSE_BYTES) is cut as it arrives: RESPONSE_TOO_LARGE, never read whole", async () => {
+  const endless = await startSubgraph({
+    answer: (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const write = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', write);
+      };
+      write();
+    },
+  });
+  const budget = requestBudget({ maxResponseBytes: 1_000_000, maxRecordsRead: 0, maxDurationMs: 0 });
+  await expect(client(endless.url).fetch({ query: '{ answer }', variables: {} }, { budget } as unknown as RequestContext)).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE', details: { limit: 1_000_000, measure: 'bytes' } });
+  expect(budget.breach?.code).toBe('RESPONSE_TOO_LARGE');
 });

@@ -50,7 +50,7 @@ export class RecordResolver {
   @Authorized('records.read')
   @Query(() => RecordGql, { nullable: true, description: 'One record; null when it does not exist or you may not read it' })
   async record(@Arg('id', () => ID, { description: 'The record\'s id' }) id: string, @Ctx() context: RequestContext): Promise<StoredRecord | null> {
-    return this.service.find(await context.identity(), id);
+    return this.service.find(await context.identity(), id, context.budget);
   }
 
   @Authorized('records.query')
@@ -91,7 +91,7 @@ export class RecordResolver {
 export class RecordConnectionResolver {
   @FieldResolver(() => Int, { description: 'How many records match, over every page' })
   async totalCount(@Root() connection: RecordConnectionSource, @Ctx() context: RequestContext): Promise<number> {
-    return connection.service.count(await context.identity(), connection.query);
+    return connection.service.count(await context.identity(), connection.query, context.budget);
   }
 }
 
@@ -121,7 +121,7 @@ async function recordConnection(
   const query: RecordQuery = { ...typedRecordFilter(args.filter?.conditions ?? [], args.orderBy ?? []), within };
   // Only the cursors asked for (a REST offset, a count): no payload is read.
   const keysOnly = !selects(info, 'edges') && !selects(info, 'nodes');
-  const page = await service.page(caller, query, args, keysOnly);
+  const page = await service.page(caller, query, args, keysOnly, context.budget);
   return { ...connectionOf(page), query, service };
 }
 

@@ -4,7 +4,7 @@ import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { DomainError } from '../../../kernel/errors.js';
 import { migrate } from './migrator.js';
-import { type PoolObserver, openPool } from './postgres-pool.js';
+import { type PoolObserver, cancellableRead, openPool } from './postgres-pool.js';
 import { PrismaRecordStore } from './prisma-record-store.js';
 import type { RowReader, StoreClient } from './prisma-record-store.js';
 import type { RecordStore } from '../domain/records/record-store.js';
@@ -40,7 +40,7 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
     // One pool: Prisma's adapter writes through it, and the translated queries read through it.
     const pool = openPool(databaseUrl, limits, options.pool);
     const adapter = new PrismaPg(pool, { disposeExternalPool: true });
-    const readRows: RowReader = async (sql, values) => (await pool.query(sql, values)).rows;
+    const readRows: RowReader = (sql, values, signal) => cancellableRead(pool, databaseUrl, sql, values, signal);
     return new PrismaRecordStore('postgresql', new PrismaClient({ adapter, transactionOptions }), readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
   }
   if (databaseUrl.startsWith('file:')) {
@@ -52,6 +52,8 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
     const adapter = new PrismaLibSql({ url, timeout: limits.statementTimeoutMs }, { timestampFormat: 'unixepoch-ms' });
     // Same schema, same client shape (see StoreClient).
     const client = new PrismaClient({ adapter, transactionOptions }) as unknown as StoreClient;
+    // A statement is not cancelled here (Prisma's libsql adapter gives no interrupt): none starts past
+    // the request's deadline, and the answer does not wait for one that runs (prisma-record-store.ts).
     const readRows: RowReader = (sql, values) => client.$queryRawUnsafe(sql, ...values);
     return new PrismaRecordStore('sqlite', client, readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
   }

@@ -83,3 +83,31 @@ function timedPool(observer: PoolObserver): typeof pg.Pool {
 function awaitsAnswer(client: pg.PoolClient): boolean {
   return (client as unknown as { activeQuery?: unknown }).activeQuery != null;
 }
+
+/**
+ * One read on the pool that PostgreSQL itself stops when `signal` aborts (the request's deadline,
+ * kernel/request-budget.ts): node-postgres sends the protocol's CancelRequest on a connection of its
+ * own, so the statement ends on the server (57014), not only in this process, and its connection
+ * is free again at once. Without a signal, a plain pooled query.
+ */
+export async function cancellableRead<T>(pool: pg.Pool, databaseUrl: string, sql: string, values: unknown[], signal?: AbortSignal): Promise<T[]> {
+  if (!signal) return (await pool.query(sql, values)).rows as T[];
+  const client = await pool.connect();
+  const cancel = () => {
+    const running = (client as unknown as { activeQuery?: unknown }).activeQuery;
+    if (running) (new pg.Client(databaseUrl) as unknown as { cancel(client: pg.PoolClient, query: unknown): void }).cancel(client, running);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  let failure: Error | undefined;
+  try {
+    if (signal.aborted) throw new Error('the request ran out of time before its statement started');
+    return (await client.query(sql, values)).rows as T[];
+  } catch (error) {
+    // A cancelled statement leaves its connection usable; any other failure may not (the pool drops it).
+    if (!signal.aborted) failure = error as Error;
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    client.release(failure);
+  }
+}

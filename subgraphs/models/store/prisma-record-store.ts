@@ -11,10 +11,12 @@ import type {
   ModelVersion,
   NewRecord,
   Principal,
+  ReadBudget,
   RecordStore,
   StoredRecord,
 } from '../domain/records/record-store.js';
 import { recordNamespace } from '../domain/records/record-store.js';
+import { NO_BUDGET } from '../../../kernel/request-budget.js';
 import type { RecordQuery } from '../domain/records/record-store.js';
 import type { RecordPage, StorePage } from '../domain/records/record-page.js';
 import { filterSlice, rowKeys, selectRecord, selectVisibleRecord, translateCount, translateRead, writeNumbers, writePayload } from './query-translator.js';
@@ -41,7 +43,7 @@ type RecordModel = Prisma.RecordGetPayload<object>;
  * (the pool the Prisma adapter uses too): Prisma's raw-query path converted every row again, 2 ms
  * of a 100-record page (open-store.ts). On SQLite, Prisma's `$queryRawUnsafe`.
  */
-export type RowReader = <T>(sql: string, values: unknown[]) => Promise<T[]>;
+export type RowReader = <T>(sql: string, values: unknown[], signal?: AbortSignal) => Promise<T[]>;
 
 export interface RecordStoreTimes {
   /** How long an idempotency key is remembered. */
@@ -49,6 +51,9 @@ export interface RecordStoreTimes {
   /** How long `ping` waits for the database (DATABASE_PING_TIMEOUT_MS). */
   pingTimeoutMs: number;
 }
+
+/** The largest payload a request stores by default (SERVER_REQUEST_MAX_BYTES, 1 MiB): what one row may weigh. */
+const LARGEST_PAYLOAD_BYTES = 1024 * 1024;
 
 export class PrismaRecordStore implements RecordStore {
   private readonly shortcuts = new ShortcutMemory();
@@ -137,16 +142,16 @@ export class PrismaRecordStore implements RecordStore {
     return { outcome: 'replayed', record: original! };
   }
 
-  async getRecord(id: string, viewer: Principal): Promise<StoredRecord | null> {
+  async getRecord(id: string, viewer: Principal, budget: ReadBudget = NO_BUDGET): Promise<StoredRecord | null> {
     if (unstorable(id) !== null) return null; // no stored record can have that id
-    const [found] = await this.guard('records store failed', () => this.loadRecords(selectVisibleRecord(this.backend, id, viewer)));
+    const [found] = await this.guard('records store failed', () => this.loadRecords(selectVisibleRecord(this.backend, id, viewer), budget));
     return found ?? null;
   }
 
   async queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]> {
     return this.guard('records store failed', async () => {
       const read = translateRead(this.backend, { where: filter.where, sort: filter.sort, within }, viewer, filterSlice(filter), true);
-      return (await this.readWindowed<RecordRow>(read, filter.limit)).map(storedRow);
+      return (await this.readWindowed<RecordRow>(read, filter.limit, NO_BUDGET)).map(storedRow);
     });
   }
 
@@ -154,16 +159,29 @@ export class PrismaRecordStore implements RecordStore {
    * A keyset page (query-translator.ts, translateRead; docs/STORE.md "Keyset pages"): size + 1
    * records from the cursor, the extra one telling whether more follow (backwards: precede).
    */
-  async pageRecords(query: RecordQuery, viewer: Principal, page: StorePage): Promise<RecordPage> {
+  async pageRecords(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget = NO_BUDGET): Promise<RecordPage> {
     return this.guard('records store failed', async () => {
-      if (page.keysOnly) return this.pageEnds(query, viewer, page);
-      const read = translateRead(this.backend, query, viewer, pageSlice(page, page.size + 1, 0), true);
-      const rows = await this.readWindowed<RecordRow & KeyColumns>(read, page.size + 1);
-      const more = rows.length > page.size;
-      // Backwards, the extra record is the earliest: the rows come in the order's own direction.
-      const kept = !more ? rows : page.backwards ? rows.slice(1) : rows.slice(0, page.size);
-      return { records: kept.map(storedRow), cursors: kept.map((row) => cursorOf(read.order, row)), ...pageInfo(page, more) };
+      if (page.keysOnly) return this.pageEnds(query, viewer, page, budget);
+      return budget.inTurn(() => this.pageWithRecords(query, viewer, page, budget));
     });
+  }
+
+  /**
+   * Never more rows than the request may still read (one more is enough to know it would read too
+   * many), nor payloads much past the bytes it may still read (the database stops at the row that
+   * reaches past them: query-translator.ts, Slice.payloadsLeft).
+   */
+  private async pageWithRecords(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget): Promise<RecordPage> {
+    const limit = Math.min(page.size + 1, budget.recordsLeft() + 1);
+    const left = budget.payloadBytesLeft();
+    // A page too short to reach the bytes left, even of payloads as large as a request body may be, is read as it is.
+    const payloadsLeft = limit * LARGEST_PAYLOAD_BYTES > left ? left : undefined;
+    const read = translateRead(this.backend, query, viewer, { ...pageSlice(page, limit, 0), payloadsLeft }, true);
+    const rows = await this.readWindowed<RecordRow & KeyColumns>(read, limit, budget);
+    const more = rows.length > page.size;
+    // Backwards, the extra record is the earliest: the rows come in the order's own direction.
+    const kept = !more ? rows : page.backwards ? rows.slice(1) : rows.slice(0, page.size);
+    return { records: chargedRecords(kept, budget), cursors: kept.map((row) => cursorOf(read.order, row)), ...pageInfo(page, more) };
   }
 
   /**
@@ -172,9 +190,9 @@ export class PrismaRecordStore implements RecordStore {
    * follow), and the first row. A short page ends at the last row there is, the first one read
    * the other way. One OFFSET (size - 1), what a REST offset costs; only these rows are returned.
    */
-  private async pageEnds(query: RecordQuery, viewer: Principal, page: StorePage): Promise<RecordPage> {
+  private async pageEnds(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget): Promise<RecordPage> {
     const cursors = (limit: number, offset: number, backwards = page.backwards) =>
-      this.cursorsOf(translateRead(this.backend, query, viewer, pageSlice(page, limit, offset, backwards), false), limit);
+      this.cursorsOf(translateRead(this.backend, query, viewer, pageSlice(page, limit, offset, backwards), false), limit, budget);
     if (page.size === 0) return { records: [], cursors: [], ...pageInfo(page, (await cursors(1, 0)).length > 0) };
     const [[start], [end, next]] = await Promise.all([page.size > 1 ? cursors(1, 0) : Promise.resolve([]), cursors(2, page.size - 1)]);
     const last = end ?? (await cursors(1, 0, !page.backwards))[0];
@@ -184,33 +202,46 @@ export class PrismaRecordStore implements RecordStore {
   }
 
   /** One SELECT count(*) with the page's conditions and visibility. */
-  async countRecords(query: RecordQuery, viewer: Principal): Promise<number> {
+  async countRecords(query: RecordQuery, viewer: Principal, budget: ReadBudget = NO_BUDGET): Promise<number> {
     const { sql, values } = translateCount(this.backend, query, viewer);
-    const [row] = await this.guard('records store failed', () => this.readRows<{ total: unknown }>(sql, values));
+    const [row] = await this.guard('records store failed', () => this.read<{ total: unknown }>({ sql, values }, budget));
     return Number(row!.total); // node-postgres reads a bigint count as text
   }
 
   /** The cursors of a keys-only read's rows, in reading order. */
-  private async cursorsOf(read: Read, limit: number): Promise<string[]> {
-    return (await this.readWindowed<KeyColumns>(read, limit)).map((row) => cursorOf(read.order, row));
+  private async cursorsOf(read: Read, limit: number, budget: ReadBudget): Promise<string[]> {
+    return (await this.readWindowed<KeyColumns>(read, limit, budget)).map((row) => cursorOf(read.order, row));
   }
 
   /** A read's rows, found in its index-order window where that holds them all (Read.window), else by its search. */
-  private async readWindowed<T>({ search, window }: Read, limit: number): Promise<T[]> {
+  private async readWindowed<T>({ search, window }: Read, limit: number, budget: ReadBudget): Promise<T[]> {
     if (window !== null && this.shortcuts.shouldTry(window)) {
-      const rows = await this.readRows<T>(window.sql, window.values);
+      const rows = await this.read<T>(window, budget);
       if (rows.length === limit) return rows;
       this.shortcuts.missed(window);
     }
-    return this.readRows<T>(search.sql, search.values);
+    return this.read<T>(search, budget);
+  }
+
+  /**
+   * One statement within the request's time: none starts past the deadline, and one running when
+   * it passes is cancelled (PostgreSQL; open-store.ts). Its failure is then the deadline's.
+   */
+  private async read<T>({ sql, values }: SqlStatement, budget: ReadBudget): Promise<T[]> {
+    budget.checkDeadline();
+    try {
+      return await this.readRows<T>(sql, values, budget.signal);
+    } catch (error) {
+      throw budget.breach ?? error;
+    }
   }
 
   /**
    * Records with payloads read as JSON text: Prisma's own loading reads a bare-number payload kept
    * as an SQLite REAL to 15 digits.
    */
-  private async loadRecords({ sql, values }: SqlStatement): Promise<StoredRecord[]> {
-    return (await this.readRows<RecordRow>(sql, values)).map(storedRow);
+  private async loadRecords(statement: SqlStatement, budget: ReadBudget = NO_BUDGET): Promise<StoredRecord[]> {
+    return budget.inTurn(async () => chargedRecords(await this.read<RecordRow>(statement, budget), budget));
   }
 
   async grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void> {
@@ -265,6 +296,14 @@ function ownedBy(owner: Principal): Prisma.RecordWhereInput {
 /** Canonical JSON on both backends (canonical-json.ts); Prisma spells a JSON null `JsonNull`. */
 function jsonInput(payload: JsonValue): Prisma.InputJsonValue | typeof JsonNull {
   return payload === null ? JsonNull : (canonicalize(payload) as Prisma.InputJsonValue);
+}
+
+/** Rows as records, charged to the request's budget (count and payload bytes) before their payloads are parsed. */
+function chargedRecords(rows: RecordRow[], budget: ReadBudget): StoredRecord[] {
+  let bytes = 0;
+  for (const row of rows) bytes += row.payload.length;
+  budget.chargeRecords(rows.length, bytes);
+  return rows.map(storedRow);
 }
 
 function storedRow(row: RecordRow): StoredRecord {

@@ -90,6 +90,12 @@ export interface Slice {
   /** Cursors (page-cursor.ts): only the rows strictly after `after` and before `before` in the order. */
   after: string | null;
   before: string | null;
+  /**
+   * With records: the payload characters the request may still read (kernel/request-budget.ts).
+   * Rows stop at the first one that reaches past them, counted by the database in reading order, so
+   * a page of large payloads never arrives here whole when the request could not answer it anyway.
+   */
+  payloadsLeft?: number;
 }
 
 /** The statements of one read, and the order its rows' cursors belong to. */
@@ -153,7 +159,8 @@ function readStatement(backend: Backend, query: RecordQuery, viewer: Principal, 
   const reading = slice.backwards ? order.map(reversed) : order;
   const from = windowed ? indexOrderWindow(sql, query.within, bounds, reading, 2 * (slice.offset + slice.limit)) : 'records r';
   const keys = keysSelect(sql, from, [...where, ...bounds], reading, slice);
-  return { statement: { sql: withRecords ? withRecordColumns(sql.dialect, keys, order) : keys, values: sql.values }, order: shape };
+  const records = withRecords ? withinPayloads(sql, withRecordColumns(sql.dialect, keys, order), order, slice.payloadsLeft) : keys;
+  return { statement: { sql: records, values: sql.values }, order: shape };
 }
 
 /** The keys and sort keys (`k0`, `k1`, …) of a slice, in reading order. */
@@ -170,6 +177,19 @@ function withRecordColumns(dialect: SqlDialect, keys: string, order: OrderTerm[]
   return (
     `SELECT ${recordColumns(dialect)}, ${order.map((_, i) => `p.k${i}`).join(', ')} FROM (${keys}) p` +
     ` JOIN records r ON r.id = p.id AND r.namespace = p.namespace ORDER BY ${order.map(({ direction }, i) => `p.k${i} ${direction}`).join(', ')}`
+  );
+}
+
+/**
+ * The rows of a read with records up to the first whose payload reaches past `left` characters,
+ * summed in the read's order (a window function; SQLite and PostgreSQL alike).
+ */
+function withinPayloads(sql: SqlWriter, records: string, order: OrderTerm[], left: number | undefined): string {
+  if (left === undefined || !Number.isFinite(left)) return records;
+  const ordered = order.map(({ direction }, i) => `q.k${i} ${direction}`).join(', ');
+  return (
+    `SELECT * FROM (SELECT q.*, SUM(length(q.payload)) OVER (ORDER BY ${ordered} ROWS UNBOUNDED PRECEDING) - length(q.payload) AS read_before FROM (${records}) q) q` +
+    ` WHERE q.read_before <= ${sql.integer(left)} ORDER BY ${ordered}`
   );
 }
 

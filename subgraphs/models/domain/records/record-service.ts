@@ -13,7 +13,7 @@ import {
   idempotencyScope,
   requestFingerprint,
 } from './record-store.js';
-import type { RecordQuery } from './record-store.js';
+import type { ReadBudget, RecordQuery } from './record-store.js';
 import { type PageRequest, type RecordPage, readPage } from './record-page.js';
 
 /** Told when a create is answered with the original record (metrics); the domain does not know who listens. */
@@ -86,8 +86,8 @@ export class RecordService {
   }
 
   /** Like `get`, with null for a record that is missing or not visible (federation entity lookups). */
-  async find(caller: Principal, id: string): Promise<StoredRecord | null> {
-    return this.store.getRecord(id, caller);
+  async find(caller: Principal, id: string, budget?: ReadBudget): Promise<StoredRecord | null> {
+    return this.store.getRecord(id, caller, budget);
   }
 
   /**
@@ -95,13 +95,13 @@ export class RecordService {
    * then id), with a cursor per record. `keysOnly`: the caller needs only where the page stands
    * (its cursors), not the records' payloads.
    */
-  async page(caller: Principal, query: RecordQuery, request: PageRequest, keysOnly = false): Promise<RecordPage> {
-    return this.store.pageRecords(query, caller, readPage(request, keysOnly));
+  async page(caller: Principal, query: RecordQuery, request: PageRequest, keysOnly = false, budget?: ReadBudget): Promise<RecordPage> {
+    return this.store.pageRecords(query, caller, readPage(request, keysOnly), budget);
   }
 
   /** How many records the caller may read meet the query. */
-  async count(caller: Principal, query: RecordQuery): Promise<number> {
-    return this.store.countRecords(query, caller);
+  async count(caller: Principal, query: RecordQuery, budget?: ReadBudget): Promise<number> {
+    return this.store.countRecords(query, caller, budget);
   }
 
   /** Lets a subject or a tenant read one of the caller's records; anyone else's is RECORD_NOT_FOUND. */

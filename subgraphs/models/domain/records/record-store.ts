@@ -3,6 +3,14 @@ import { canonicalJson } from '../../../../kernel/records/canonical-json.js';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
 import type { RecordFilter } from '../../../../kernel/records/record-filter.js';
 import type { RecordPage, StorePage } from './record-page.js';
+import type { RequestBudget } from '../../../../kernel/request-budget.js';
+
+/**
+ * What one request may still read (kernel/request-budget.ts): the store charges every record it
+ * reads (and its payload's bytes) and reads no more than are left; a statement stops when the
+ * request's time is up (`signal`). A read without one (tests, the store's own work) is unbounded.
+ */
+export type ReadBudget = Pick<RequestBudget, 'breach' | 'signal' | 'recordsLeft' | 'payloadBytesLeft' | 'inTurn' | 'chargeRecords' | 'checkDeadline'>;
 
 /**
  * The records store as the domain sees it (DECISIONS sections 3 and 4). One implementation,
@@ -27,7 +35,7 @@ export interface RecordStore {
    * namespace (recordNamespace); when a grant lets the viewer read another tenant's record with an
    * id the viewer's own namespace also holds, the viewer's own is the one meant.
    */
-  getRecord(id: string, viewer: Principal): Promise<StoredRecord | null>;
+  getRecord(id: string, viewer: Principal, budget?: ReadBudget): Promise<StoredRecord | null>;
   /** The records `viewer` may read that match the filter; `within` limits them to one model version. */
   queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]>;
   /**
@@ -38,9 +46,9 @@ export interface RecordStore {
    * empty and `cursors` holds the cursors of the page's first and last records only (one when they
    * are the same record, none for an empty page): what `pageInfo` needs, at any size.
    */
-  pageRecords(query: RecordQuery, viewer: Principal, page: StorePage): Promise<RecordPage>;
+  pageRecords(query: RecordQuery, viewer: Principal, page: StorePage, budget?: ReadBudget): Promise<RecordPage>;
   /** How many records `viewer` may read meet the query. */
-  countRecords(query: RecordQuery, viewer: Principal): Promise<number>;
+  countRecords(query: RecordQuery, viewer: Principal, budget?: ReadBudget): Promise<number>;
   /** Lets a subject or a tenant read a record (the owner's own with that id); only its owner may. Throws RECORD_NOT_FOUND otherwise. */
   grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void>;
   /** Withdraws a grant (no-op when absent); only the owner may. Throws RECORD_NOT_FOUND otherwise. */

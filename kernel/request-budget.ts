@@ -1,0 +1,228 @@
+import { DomainError } from './errors.js';
+
+/**
+ * What one request may use while it runs (docs/DECISIONS.md, "Reliability and limits"): the static
+ * limits (depth, aliases, cost) refuse a document before it runs, but an estimate can be wrong, so
+ * these are counted as the request goes. 0 turns a cap off.
+ */
+export interface BudgetLimits {
+  /** REQUEST_MAX_RESPONSE_BYTES: the answer's JSON, and the record payloads and subgraph answers read for it. */
+  maxResponseBytes: number;
+  /** REQUEST_MAX_RECORDS_READ: records read from the store, across every page and nested connection. */
+  maxRecordsRead: number;
+  /** REQUEST_MAX_DURATION_MS: wall time from the request's arrival to its answer. */
+  maxDurationMs: number;
+}
+
+/** The header that carries what is left of a request's budget to a remote subgraph. */
+export const BUDGET_HEADER = 'x-request-budget';
+
+/**
+ * One request's budget, shared by everything the request runs in this process (the gateway, the
+ * subgraphs in process, the store). A charge past a cap throws the cap's DomainError and keeps it
+ * as `breach`: the doors answer that error alone, with its status, whatever else the request did.
+ */
+export interface RequestBudget {
+  /** The first cap the request went past, or null. */
+  readonly breach: DomainError | null;
+  /** Aborted when the deadline passes or a cap is breached: work in flight (a statement, a fetch) stops. */
+  readonly signal: AbortSignal | undefined;
+  /** Records that may still be read (Infinity without a cap). */
+  recordsLeft(): number;
+  /** Payload bytes that may still be read (Infinity without a cap). */
+  payloadBytesLeft(): number;
+  /**
+   * Runs the request's reads of records one after another, so that each starts knowing what the
+   * ones before it read: concurrent reads (aliases, nested connections) would each hold up to the
+   * cap at once.
+   */
+  inTurn<T>(read: () => Promise<T>): Promise<T>;
+  /** Counts records read from the store and their payloads' bytes; throws past a cap. */
+  chargeRecords(count: number, bytes: number): void;
+  /** Counts bytes of a subgraph's answer as they arrive; throws past the cap. */
+  chargeReceived(bytes: number): void;
+  /** Measures an answer before it is written (JSON bytes, counted until past the cap); throws past it. */
+  chargeAnswer(value: unknown): void;
+  /** Throws DEADLINE_EXCEEDED once the deadline has passed. */
+  checkDeadline(): void;
+  /** `work`, or DEADLINE_EXCEEDED at the deadline (the work is then told to stop through `signal`). */
+  within<T>(work: Promise<T>): Promise<T>;
+  /** A breach a remote subgraph reported: the request's own from now on. */
+  adopt(error: DomainError): void;
+  /** What is left, for a remote subgraph (BUDGET_HEADER); null without a budget. */
+  header(): string | null;
+  /** The request is answered: its timer goes. */
+  end(): void;
+}
+
+/** No caps at all (every cap 0, and exchanges that no budget plugin saw). */
+export const NO_BUDGET: RequestBudget = {
+  breach: null,
+  signal: undefined,
+  recordsLeft: () => Infinity,
+  payloadBytesLeft: () => Infinity,
+  inTurn: (read) => read(),
+  chargeRecords: () => undefined,
+  chargeReceived: () => undefined,
+  chargeAnswer: () => undefined,
+  checkDeadline: () => undefined,
+  within: (work) => work,
+  adopt: () => undefined,
+  header: () => null,
+  end: () => undefined,
+};
+
+export function budgetOn(limits: BudgetLimits): boolean {
+  return limits.maxResponseBytes > 0 || limits.maxRecordsRead > 0 || limits.maxDurationMs > 0;
+}
+
+/**
+ * A request's budget from the limits, lowered by what a caller's BUDGET_HEADER says is left (the
+ * gateway's, for a subgraph port): a header can only shrink the budget, never grow it.
+ */
+export function requestBudget(limits: BudgetLimits, header?: string): RequestBudget {
+  return new CountingBudget(lowered(limits, header));
+}
+
+class CountingBudget implements RequestBudget {
+  breach: DomainError | null = null;
+  private recordsRead = 0;
+  private bytesRead = 0;
+  private bytesReceived = 0;
+  private reads: Promise<unknown> = Promise.resolve();
+  private readonly deadline: number;
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly limits: BudgetLimits) {
+    this.deadline = limits.maxDurationMs > 0 ? Date.now() + limits.maxDurationMs : Infinity;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  recordsLeft(): number {
+    return this.limits.maxRecordsRead > 0 ? Math.max(0, this.limits.maxRecordsRead - this.recordsRead) : Infinity;
+  }
+
+  payloadBytesLeft(): number {
+    return this.limits.maxResponseBytes > 0 ? Math.max(0, this.limits.maxResponseBytes - this.bytesRead) : Infinity;
+  }
+
+  inTurn<T>(read: () => Promise<T>): Promise<T> {
+    if (this.limits.maxResponseBytes === 0 && this.limits.maxRecordsRead === 0) return read();
+    const turn = this.reads.then(() => read());
+    this.reads = turn.catch(() => undefined);
+    return turn;
+  }
+
+  chargeRecords(count: number, bytes: number): void {
+    this.checkDeadline();
+    this.recordsRead += count;
+    this.bytesRead += bytes;
+    if (this.limits.maxRecordsRead > 0 && this.recordsRead > this.limits.maxRecordsRead) this.fail(tooManyRecords(this.limits.maxRecordsRead));
+    if (this.over(this.bytesRead)) this.fail(tooLarge(this.limits.maxResponseBytes));
+  }
+
+  chargeReceived(bytes: number): void {
+    this.bytesReceived += bytes;
+    if (this.over(this.bytesReceived)) this.fail(tooLarge(this.limits.maxResponseBytes));
+  }
+
+  chargeAnswer(value: unknown): void {
+    if (this.limits.maxResponseBytes > 0 && jsonBytesPast(value, this.limits.maxResponseBytes)) this.fail(tooLarge(this.limits.maxResponseBytes));
+  }
+
+  checkDeadline(): void {
+    if (this.breach) throw this.breach;
+    if (Date.now() >= this.deadline) this.fail(deadlineExceeded(this.limits.maxDurationMs));
+  }
+
+  within<T>(work: Promise<T>): Promise<T> {
+    if (this.deadline === Infinity) return work;
+    return new Promise<T>((resolve, reject) => {
+      this.timer ??= setTimeout(() => this.expire(), Math.max(0, this.deadline - Date.now()));
+      this.controller.signal.addEventListener('abort', () => reject(this.breach), { once: true });
+      work.then(resolve, reject);
+    });
+  }
+
+  adopt(error: DomainError): void {
+    this.breach ??= error;
+    this.controller.abort();
+  }
+
+  header(): string {
+    const left = (value: number) => (value === Infinity ? 0 : Math.max(1, value));
+    return `ms=${left(this.deadline - Date.now())}, records=${left(this.recordsLeft())}`;
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+  }
+
+  private over(bytes: number): boolean {
+    return this.limits.maxResponseBytes > 0 && bytes > this.limits.maxResponseBytes;
+  }
+
+  private expire(): void {
+    try {
+      this.fail(deadlineExceeded(this.limits.maxDurationMs));
+    } catch {
+      // the breach is kept and the signal aborted: whoever awaits the request answers it
+    }
+  }
+
+  /** Keeps the first breach, stops the work in flight, and throws it. */
+  private fail(error: DomainError): never {
+    this.adopt(error);
+    throw this.breach!;
+  }
+}
+
+function lowered(limits: BudgetLimits, header: string | undefined): BudgetLimits {
+  if (!header) return limits;
+  const sent = Object.fromEntries(header.split(',').map((part) => part.trim().split('=')).map(([name, value]) => [name, Number(value)]));
+  const min = (own: number, theirs: unknown) => (typeof theirs === 'number' && Number.isSafeInteger(theirs) && theirs > 0 ? (own > 0 ? Math.min(own, theirs) : theirs) : own);
+  return { ...limits, maxDurationMs: min(limits.maxDurationMs, sent.ms), maxRecordsRead: min(limits.maxRecordsRead, sent.records) };
+}
+
+function tooLarge(limit: number): DomainError {
+  return new DomainError('RESPONSE_TOO_LARGE', `the answer would exceed ${limit} bytes (REQUEST_MAX_RESPONSE_BYTES): ask for fewer records or fields at once`, { limit, measure: 'bytes' });
+}
+
+function tooManyRecords(limit: number): DomainError {
+  return new DomainError('TOO_MANY_RECORDS_READ', `the request would read more than ${limit} records (REQUEST_MAX_RECORDS_READ): ask for smaller pages or fewer nested connections`, { limit, measure: 'records' });
+}
+
+function deadlineExceeded(limit: number): DomainError {
+  return new DomainError('DEADLINE_EXCEEDED', `the request did not complete within ${limit} ms (REQUEST_MAX_DURATION_MS)`, { limit, measure: 'milliseconds' });
+}
+
+/**
+ * Whether `value` written as JSON would take more than `cap` bytes, counted without writing it and
+ * given up as soon as the count passes the cap: an answer that repeats one 2 MB string a hundred
+ * times costs sixteen of them here, not a 218 MB string. Strings count their UTF-8 bytes (long ones
+ * exactly, short ones by length) and their quotes; JSON's escapes are not counted. Recursive: an
+ * answer is as deep as the operation (GRAPHQL_MAX_DEPTH) plus a JSON value (SERVER_JSON_MAX_DEPTH).
+ */
+export function jsonBytesPast(value: unknown, cap: number): boolean {
+  return bytesLeftAfter(value, cap) < 0;
+}
+
+/** `left` less the JSON bytes of `value`, stopping once below 0 (the walk of jsonBytesPast). */
+function bytesLeftAfter(value: unknown, left: number): number {
+  if (typeof value === 'string') return left - (value.length > 64 ? Buffer.byteLength(value, 'utf8') : value.length) - 3;
+  if (typeof value !== 'object' || value === null) return left - 9;
+  left -= 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && left >= 0; i++) left = bytesLeftAfter(value[i], left);
+    return left;
+  }
+  for (const key in value) {
+    left = bytesLeftAfter((value as Record<string, unknown>)[key], left - key.length - 4);
+    if (left < 0) return left;
+  }
+  return left;
+}

@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import pg from 'pg';
+import { NO_AUTH, type Answer, call } from '../support/system.js';
+import { eventually } from '../support/load-loop.js';
+import { type ServerProcess, spawnServer } from '../support/server-process.js';
+import { backendsUnderTest, createDatabase, type Backend, type TestDatabase } from '../subgraphs/models/store/support.js';
+import { expectError, recordsModelHost, recordsStore } from '../subgraphs/models/records/support.js';
+import type { ArtifactHost } from '../support/artifact-host.js';
+import { SAMPLE_TEMPLATE } from '../subgraphs/indicators/local-profile.js';
+
+/**
+ * Issue 24, item 3: a budget enforced while a request runs (kernel/request-budget.ts), because a
+ * static estimate can be wrong. Each cap (answer bytes, records read, wall time) answers its own
+ * code on `/graphql` (extensions.code, the code's status) and in the REST facades' envelopes, the
+ * server's processes stay within a bound of memory while refusing, the probes answer meanwhile, and
+ * a PostgreSQL statement past the deadline is cancelled on the server. Against the built server as
+ * `npm run serve` runs it, with two workers (test/support still forces WORKERS=1 unless asked), in
+ * the gateway executor of the run (GATEWAY_EXECUTOR).
+ */
+const backends = await backendsUnderTest();
+const WORKERS = '2';
+const BIG_RECORDS = 40;
+const BIG_PAYLOAD_CHARS = 900_000;
+const SMALL_RECORDS = 200;
+
+/** The red team's shape: aliases of a page of large payloads. */
+const sixAliasesOfPayloads = `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: records(first: 100, filter: { conditions: [{ field: MODEL, operator: EQ, value: { string: "big" } }] }) { nodes { payload } }`).join(' ')} }`;
+const miniRecords = (alias: string, first: number, selection: string) =>
+  `${alias}: records(first: ${first}, filter: { conditions: [{ field: MODEL, operator: EQ, value: { string: "mini" } }] }) { nodes { ${selection} } }`;
+
+let host: ArtifactHost;
+let modelsEnv: Record<string, string>;
+beforeAll(async () => {
+  ({ host, env: modelsEnv } = await recordsModelHost());
+});
+afterAll(async () => {
+  await host?.stop();
+});
+
+describe.each(backends)('the request budget on %s', (backend: Backend) => {
+  let database: TestDatabase;
+  /** Every default limit. */
+  let server: ServerProcess;
+  /** Low caps, for the tests about each cap. */
+  let tight: ServerProcess;
+
+  beforeAll(async () => {
+    database = await createDatabase(backend);
+    const common = { ...NO_AUTH, ...modelsEnv, DATABASE_URL: database.url, WORKERS };
+    server = await spawnServer(common);
+    tight = await spawnServer({
+      ...common,
+      REQUEST_MAX_RECORDS_READ: '150',
+      REQUEST_MAX_RESPONSE_BYTES: '100000',
+      REQUEST_MAX_DURATION_MS: '1500',
+      // The refresh below must run into the budget's deadline, not the fetch's own timeout; a
+      // statement left running past the deadline would outlive the test's check, not end at 10 s.
+      REGISTRY_FETCH_TIMEOUT_MS: '8000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+    });
+    await seed(server.url('records'));
+  }, 120_000);
+  afterAll(async () => {
+    await tight?.stop();
+    await server?.stop();
+    await database?.drop();
+  });
+
+  test('answer bytes, default cap: six aliases over 40 payloads of 900 KB are 422 RESPONSE_TOO_LARGE on /graphql and in the REST envelopes, no process grows past a bound, /admin/health answers meanwhile', async () => {
+    const pids = processIds(server);
+    const baseline = await Promise.all(pids.map(rssBytes));
+    const peaks = [...baseline];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const now = await Promise.all(pids.map(rssBytes));
+        now.forEach((rss, i) => (peaks[i] = Math.max(peaks[i]!, rss)));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const probes: Promise<Answer>[] = [];
+    try {
+      for (let round = 0; round < 3; round++) {
+        const answers = Promise.all([
+          call(server.url('gateway'), 'POST', '/graphql', { body: { query: sixAliasesOfPayloads } }),
+          call(server.url('records'), 'POST', '/records/query', { body: { filter: { where: [{ field: 'model', op: 'eq', value: 'big' }], limit: 100 } } }),
+          call(server.url('core'), 'POST', '/models/mini/versions/1.0:query', { body: { filter: { limit: 1000 } } }),
+        ]);
+        for (let i = 0; i < 4; i++) probes.push(call(server.url('core'), 'GET', '/admin/health'));
+        const [graph, records, core] = await answers;
+        expectBreach(graph, 422, 'RESPONSE_TOO_LARGE');
+        expect(expectError(records, 422, 'unprocessable')).toEqual({ limit: 32 * 1024 * 1024, measure: 'bytes' });
+        // The core's own records (small ones) pass: the default cap lets a full page through.
+        expect(core.status).toBe(200);
+      }
+    } finally {
+      sampling = false;
+      await sampler;
+    }
+    for (const probe of await Promise.all(probes)) expect(probe.status).toBe(200);
+    const growth = peaks.map((peak, i) => Math.round((peak - baseline[i]!) / 2 ** 20));
+    // Without the budget one such request took a process from 160 MB to 1.5 GB; its answer was 216 MB.
+    for (const mb of growth) expect(mb).toBeLessThan(256);
+  });
+
+  test('records read: two pages of 100 past REQUEST_MAX_RECORDS_READ=150 are 422 TOO_MANY_RECORDS_READ on /graphql, the records facade and the core; one page passes', async () => {
+    const twoPages = `{ ${miniRecords('a', 100, 'id')} ${miniRecords('b', 100, 'id')} }`;
+    const refused = await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: twoPages } });
+    expect(expectBreach(refused, 422, 'TOO_MANY_RECORDS_READ')).toEqual({ limit: 150, measure: 'records' });
+    const onePage = await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 100, 'id')} }` } });
+    expect(onePage.status).toBe(200);
+    expect(onePage.json.data.a.nodes).toHaveLength(100);
+    const filter = { where: [{ field: 'model', op: 'eq', value: 'mini' }], limit: 200 };
+    expect(expectError(await call(tight.url('records'), 'POST', '/records/query', { body: { filter } }), 422, 'unprocessable')).toEqual({ limit: 150, measure: 'records' });
+    expectError(await call(tight.url('core'), 'POST', '/models/mini/versions/1.0:query', { body: { filter: { limit: 200 } } }), 422, 'TOO_MANY_RECORDS_READ');
+  });
+
+  test('answer bytes, measured at the answer: one small artifact repeated for 100 records past REQUEST_MAX_RESPONSE_BYTES=100000 is 422 RESPONSE_TOO_LARGE', async () => {
+    const artifacts = 'modelVersion { s: artifact(kind: SCHEMA) { content } h: artifact(kind: SHACL) { content } o: artifact(kind: OWL) { content } }';
+    const refused = await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 100, artifacts)} }` } });
+    expectBreach(refused, 422, 'RESPONSE_TOO_LARGE');
+    const fewer = await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 10, artifacts)} }` } });
+    expect(fewer.status).toBe(200);
+  });
+
+  test('wall time: a refresh waiting on a stalled catalog past REQUEST_MAX_DURATION_MS=1500 is 504 DEADLINE_EXCEEDED on /graphql and the core facade', async () => {
+    const catalog = await catalogBody();
+    host.serve('/catalog.json', { body: catalog, delayMs: 6_000 });
+    try {
+      expectBreach(await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: 'mutation { refreshRegistry { modelsFound } }' } }), 504, 'DEADLINE_EXCEEDED');
+      expect(expectError(await call(tight.url('core'), 'POST', '/admin/registry/refresh'), 504, 'DEADLINE_EXCEEDED')).toEqual({ limit: 1500, measure: 'milliseconds' });
+    } finally {
+      host.serve('/catalog.json', catalog);
+    }
+  });
+
+  if (backend === 'postgresql') {
+    test('wall time on PostgreSQL: a read blocked past the deadline is 504 DEADLINE_EXCEEDED (503 unavailable on the records facade), its statement is cancelled on the server, /admin/health answers meanwhile', async () => {
+      // Two sessions: the one holding the lock sees pg_stat_activity as of its transaction's start.
+      const locker = new pg.Client(database.url);
+      const observer = new pg.Client(database.url);
+      await Promise.all([locker.connect(), observer.connect()]);
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
+        const answers = Promise.all([
+          call(tight.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 5, 'id')} }` } }),
+          call(tight.url('core'), 'POST', '/models/mini/versions/1.0:query', { body: { filter: { limit: 5 } } }),
+          call(tight.url('records'), 'POST', '/records/query', { body: { filter: { limit: 5 } } }),
+        ]);
+        // The three reads wait for the lock on the server.
+        expect(await eventually(async () => (await blockedStatements(observer)).length >= 3)).toBe(true);
+        expect((await call(tight.url('core'), 'GET', '/admin/health')).status).toBe(200);
+        const [graph, core, records] = await answers;
+        expectBreach(graph, 504, 'DEADLINE_EXCEEDED');
+        expectError(core, 504, 'DEADLINE_EXCEEDED');
+        expectError(records, 503, 'unavailable');
+        // The lock is still held: a statement left running would still be waiting for it.
+        expect(await eventually(async () => (await blockedStatements(observer)).length === 0)).toBe(true);
+      } finally {
+        await locker.query('ROLLBACK').catch(() => undefined);
+        await Promise.all([locker.end(), observer.end()]);
+      }
+    });
+  }
+});
+
+/**
+ * Distributed mode (PROCESS_ROLE=subgraph processes behind a PROCESS_ROLE=gateway one): a subgraph
+ * holds the requests it runs to its own budget, lowered to what the gateway's header says is left;
+ * the gateway counts a subgraph's answer as it arrives and cuts it past its cap. One process each
+ * (the workers are not what these tests are about), SQLite.
+ */
+describe('the request budget across the HTTP hop', () => {
+  let database: TestDatabase;
+  const subgraphs: Record<string, ServerProcess> = {};
+  let gateway: ServerProcess;
+  const secret = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
+
+  beforeAll(async () => {
+    database = await createDatabase('sqlite');
+    const own = { models: { REQUEST_MAX_RECORDS_READ: '150' } } as Record<string, Record<string, string>>;
+    for (const name of ['models', 'indicators', 'impact']) {
+      const env = { ...NO_AUTH, ...modelsEnv, ...secret, DATABASE_URL: database.url, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name, SUBGRAPH_PORT: '0' };
+      subgraphs[name] = await spawnServer({ ...env, ...own[name] });
+    }
+    const url = (name: string) => `${subgraphs[name]!.url(`subgraph:${name}`)}/graphql`;
+    gateway = await spawnServer({
+      ...NO_AUTH,
+      ...secret,
+      PROCESS_ROLE: 'gateway',
+      MODELS_SUBGRAPH_URL: url('models'),
+      INDICATORS_SUBGRAPH_URL: url('indicators'),
+      IMPACT_SUBGRAPH_URL: url('impact'),
+      REQUEST_MAX_RESPONSE_BYTES: '100000',
+    });
+    for (let n = 0; n < SMALL_RECORDS; n += 10) {
+      const batch = Array.from({ length: 10 }, (_, i) => recordsStore(gateway.url('records'), { id: randomUUID(), model: 'mini', version: '1.0', payload: { id: `w-${n + i}`, name: 'Widget', weight: n + i } }, randomUUID()));
+      for (const answer of await Promise.all(batch)) expect(answer.status).toBe(200);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await gateway?.stop();
+    for (const server of Object.values(subgraphs)) await server.stop();
+    await database?.drop();
+  });
+
+  test("the models subgraph's own cap (REQUEST_MAX_RECORDS_READ=150) is the request's: 422 TOO_MANY_RECORDS_READ on /graphql and the records facade", async () => {
+    const twoPages = `{ ${miniRecords('a', 100, 'id')} ${miniRecords('b', 100, 'id')} }`;
+    expect(expectBreach(await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: twoPages } }), 422, 'TOO_MANY_RECORDS_READ')).toEqual({ limit: 150, measure: 'records' });
+    const filter = { where: [{ field: 'model', op: 'eq', value: 'mini' }], limit: 200 };
+    expectError(await call(gateway.url('records'), 'POST', '/records/query', { body: { filter } }), 422, 'unprocessable');
+  });
+
+  test("the gateway's cap (REQUEST_MAX_RESPONSE_BYTES=100000) cuts a subgraph's larger answer as it arrives: 422 RESPONSE_TOO_LARGE", async () => {
+    const artifacts = 'modelVersion { s: artifact(kind: SCHEMA) { content } h: artifact(kind: SHACL) { content } o: artifact(kind: OWL) { content } }';
+    expectBreach(await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 100, artifacts)} }` } }), 422, 'RESPONSE_TOO_LARGE');
+    expect((await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 10, artifacts)} }` } })).status).toBe(200);
+  });
+
+  test("a subgraph keeps the deadline the gateway sends (x-request-budget): 504 DEADLINE_EXCEEDED from the subgraph itself", async () => {
+    const catalog = await catalogBody();
+    host.serve('/catalog.json', { body: catalog, delayMs: 6_000 });
+    try {
+      const answer = await call(subgraphs.models!.url('subgraph:models'), 'POST', '/graphql', {
+        body: { query: 'mutation { refreshRegistry { modelsFound } }' },
+        headers: { 'x-request-budget': 'ms=1000, records=10' },
+      });
+      expect(answer.status).toBe(504);
+      expect(answer.json.errors.map((e: { extensions: { code: string; details: unknown } }) => e.extensions)).toEqual([{ code: 'DEADLINE_EXCEEDED', details: { limit: 1000, measure: 'milliseconds' } }]);
+    } finally {
+      host.serve('/catalog.json', catalog);
+    }
+  });
+});
+
+/** The only error of a GraphQL answer, with its status; its details. */
+function expectBreach(answer: Answer, status: number, code: string): unknown {
+  expect({ status: answer.status, codes: answer.json?.errors?.map((e: { extensions: { code: string } }) => e.extensions.code), data: answer.json?.data }).toEqual({ status, codes: [code], data: undefined });
+  return answer.json.errors[0].extensions.details;
+}
+
+async function seed(records: string): Promise<void> {
+  const blob = 'x'.repeat(BIG_PAYLOAD_CHARS);
+  const store = (model: string, version: string, payload: unknown) => recordsStore(records, { id: randomUUID(), model, version, payload }, randomUUID());
+  const jobs = [
+    ...Array.from({ length: BIG_RECORDS }, (_, n) => () => store('big', '1', { n, blob })),
+    ...Array.from({ length: SMALL_RECORDS }, (_, n) => () => store('mini', '1.0', { id: `w-${n}`, name: `Widget ${n}`, weight: n })),
+  ];
+  for (let i = 0; i < jobs.length; i += 8) {
+    for (const answer of await Promise.all(jobs.slice(i, i + 8).map((job) => job()))) expect(answer.status).toBe(200);
+  }
+}
+
+/** The primary and its workers, from the `started` log line. */
+function processIds(server: ServerProcess): number[] {
+  const started = server
+    .output()
+    .split('\n')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as { msg?: string; workers?: number[] };
+      } catch {
+        return {};
+      }
+    })
+    .find((entry) => entry.msg === 'started');
+  return [server.pid, ...(started?.workers ?? [])];
+}
+
+async function rssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+async function catalogBody(): Promise<string> {
+  const answer = await fetch(`${host.url}/catalog.json`);
+  return answer.text();
+}
+
+/** Statements of the server's sessions waiting for the test's lock on `records`. */
+async function blockedStatements(observer: pg.Client): Promise<string[]> {
+  const { rows } = await observer.query<{ query: string }>(
+    "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND wait_event_type = 'Lock'",
+  );
+  return rows.map((row) => row.query);
+}
