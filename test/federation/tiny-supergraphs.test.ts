@@ -165,7 +165,8 @@ describe('a tiny supergraph behind our gateway', () => {
 describe('a subgraph that fails at the HTTP level', () => {
   const query = '{ product(id: "lamp") { name shippingCost } }';
   // A failed fetch carries no path: the gateway reports the fetch, not a field.
-  const expected = { data: { product: { name: 'Lamp', shippingCost: null } }, errors: [INTERNAL] };
+  /** A subgraph not reached is SUBGRAPH_UNAVAILABLE (503), one answering something that is not GraphQL SUBGRAPH_ERROR (502). */
+  const failedWith = (code: string, message: string) => ({ data: { product: { name: 'Lamp', shippingCost: null } }, errors: [{ message, extensions: { code, details: null } }] });
   let upstream: { server: Server; url: string };
   beforeAll(async () => {
     upstream = await listen(
@@ -188,13 +189,13 @@ describe('a subgraph that fails at the HTTP level', () => {
 
   test('down (connection refused): the other subgraphs answer; the error has a code, no address or stack', async () => {
     const answer = await answerWithShippingAt(`http://127.0.0.1:${await closedPort()}/graphql`);
-    expect(answer.json).toEqual(expected);
+    expect(answer.json).toEqual(failedWith('SUBGRAPH_UNAVAILABLE', 'the remote subgraph could not be reached'));
     expect(answer.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|stack/i);
   });
 
   test('answering 502 with an HTML stack trace: the upstream body is not shown', async () => {
     const answer = await answerWithShippingAt(`${upstream.url}/graphql`);
-    expect(answer.json).toEqual(expected);
+    expect(answer.json).toEqual(failedWith('SUBGRAPH_ERROR', 'the remote subgraph did not answer with a GraphQL response'));
     expect(answer.text).not.toMatch(/pool exhausted|\/srv\/|502/);
   });
 });

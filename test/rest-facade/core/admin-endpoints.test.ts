@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import type { ArtifactHost } from '../../support/artifact-host.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
@@ -96,8 +97,14 @@ test('METRICS_ENABLED=true: /graphql requests and every operation by name are me
   expect((await graphql('query ListModels { modelVersions { model } }')).status).toBe(200);
   expect((await graphql('{ modelVersions { model } }')).status).toBe(200);
   expect((await call(on.url('core'), 'GET', '/models')).status).toBe(200);
-  // Operation names are the clients' own: past 500 of them, the label is `other`.
-  for (let i = 0; i < 510; i++) await graphql(`query Name${i} { modelVersionCount }`);
+  // Operation names are the clients' own: past 500 of them in one process, the label is `other`.
+  // Sent on one keep-alive connection, so that one worker sees them all.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < 510; i++) await postOn(agent, `${on.url('gateway')}/graphql`, { query: `query Name${i} { modelVersionCount }` });
+  } finally {
+    agent.destroy();
+  }
   const text = (await call(on.url('core'), 'GET', '/admin/metrics')).text;
   expect(text).toContain('# TYPE graphql_operation_duration_seconds histogram');
   expect(text).toContain('graphql_operation_duration_seconds_count{operation="ListModels",outcome="ok"} 1');
@@ -165,3 +172,15 @@ describe('GraphQL introspection at the gateway', () => {
     expect(answer.json.errors?.[0]?.message).toMatch(/introspection/i);
   });
 });
+
+/** A JSON POST through `agent` (its connections kept), answered 200. */
+function postOn(agent: Agent, url: string, body: unknown): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
+      response.resume();
+      response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(`status ${response.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}

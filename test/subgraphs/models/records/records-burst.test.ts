@@ -165,18 +165,24 @@ describe.each(backends.filter((backend) => backend === 'postgresql'))('a pool fu
 
   test('the next create, store, read and GraphQL query answer 503 STORE_BUSY (unavailable) with Retry-After; the waiting ones complete', async () => {
     const marker = randomUUID();
-    const create = (n: number) => coreCreate(server.url('core'), widget(`${marker}-${n}`), `${marker}-${n}`);
+    // Each on a connection of its own: the primary hands them to the workers in turn, and each
+    // worker has a pool of its own (DATABASE_POOL_SIZE): two waiting creates per worker fill them all.
+    const fresh = { connection: 'close' };
+    const create = (n: number) => coreCreate(server.url('core'), widget(`${marker}-${n}`), `${marker}-${n}`, fresh);
     expect((await create(0)).status).toBe(200); // the tables exist, the pool has connected
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
-    const waiting = [create(1), create(2)];
-    expect(await eventually(async () => (await waitingOnLocks()) === 2)).toBe(true);
+    const waiting: Array<Promise<Answer>> = [];
+    for (const n of [1, 2, 3, 4]) {
+      waiting.push(create(n));
+      expect(await eventually(async () => (await waitingOnLocks()) === n)).toBe(true);
+    }
 
     const [core, records, read, graph] = await Promise.all([
-      create(3),
-      recordsStore(server.url('records'), { id: `${marker}-r`, model: 'm', version: '1', payload: 1 }, `${marker}-r`),
-      call(server.url('records'), 'GET', `/records/${marker}-0`),
-      graphql(server.url('gateway'), `{ record(id: "${marker}-0") { id } }`),
+      create(5),
+      recordsStore(server.url('records'), { id: `${marker}-r`, model: 'm', version: '1', payload: 1 }, `${marker}-r`, fresh),
+      call(server.url('records'), 'GET', `/records/${marker}-0`, { headers: fresh }),
+      graphql(server.url('gateway'), `{ record(id: "${marker}-0") { id } }`, {}, fresh),
     ]);
     expectError(core, 503, 'STORE_BUSY');
     for (const answer of [records, read]) expectError(answer, 503, 'unavailable');
@@ -184,8 +190,8 @@ describe.each(backends.filter((backend) => backend === 'postgresql'))('a pool fu
     expect(graph.errors.map((error: { extensions: { code: string } }) => error.extensions.code)).toEqual(['STORE_BUSY']);
 
     await locker.query('ROLLBACK');
-    expect((await Promise.all(waiting)).map((answer) => answer.status)).toEqual([200, 200]);
-    expect((await create(3)).status).toBe(200);
-    expect((await onDatabase('postgresql', database.url, `SELECT id FROM records WHERE id LIKE '${marker}-%' ORDER BY id`)).map((row) => row.id)).toEqual([0, 1, 2, 3].map((n) => `${marker}-${n}`));
+    expect((await Promise.all(waiting)).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    expect((await create(5)).status).toBe(200);
+    expect((await onDatabase('postgresql', database.url, `SELECT id FROM records WHERE id LIKE '${marker}-%' ORDER BY id`)).map((row) => row.id)).toEqual([0, 1, 2, 3, 4, 5].map((n) => `${marker}-${n}`));
   });
 });
