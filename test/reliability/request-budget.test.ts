@@ -7,6 +7,7 @@ import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { backendsUnderTest, createDatabase, type Backend, type TestDatabase } from '../subgraphs/models/store/support.js';
 import { expectError, recordsModelHost, recordsStore } from '../subgraphs/models/records/support.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
+import { miniArtifact } from '../support/mini-model.js';
 import { SAMPLE_TEMPLATE } from '../subgraphs/indicators/local-profile.js';
 
 /**
@@ -29,10 +30,20 @@ const sixAliasesOfPayloads = `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: re
 const miniRecords = (alias: string, first: number, selection: string) =>
   `${alias}: records(first: ${first}, filter: { conditions: [{ field: MODEL, operator: EQ, value: { string: "mini" } }] }) { nodes { ${selection} } }`;
 
+/**
+ * The mini model's OWL padded with comments to about 40 KB: an artifact's content is priced by a
+ * declared weight (10,000, docs/GRAPH.md), so four of them pass the cost estimate (about 40,000 of
+ * 50,000) while their bytes (160 KB) are past a cap of 100,000: only the budget at the answer sees it.
+ */
+const PADDED_OWL = `${miniArtifact('owl.ttl')}\n${`# padding ${'x'.repeat(90)}\n`.repeat(400)}`;
+const owlTimes = (count: number) =>
+  `{ ${Array.from({ length: count }, (_, i) => `o${i}: modelVersion(model: "mini", version: "1.0") { artifact(kind: OWL) { content } }`).join(' ')} }`;
+
 let host: ArtifactHost;
 let modelsEnv: Record<string, string>;
 beforeAll(async () => {
   ({ host, env: modelsEnv } = await recordsModelHost());
+  host.serve('/mini/1.0/owl.ttl', PADDED_OWL);
 });
 afterAll(async () => {
   await host?.stop();
@@ -116,12 +127,9 @@ describe.each(backends)('the request budget on %s', (backend: Backend) => {
     expectError(await call(tight.url('core'), 'POST', '/models/mini/versions/1.0:query', { body: { filter: { limit: 200 } } }), 422, 'TOO_MANY_RECORDS_READ');
   });
 
-  test('answer bytes, measured at the answer: one small artifact repeated for 100 records past REQUEST_MAX_RESPONSE_BYTES=100000 is 422 RESPONSE_TOO_LARGE', async () => {
-    const artifacts = 'modelVersion { s: artifact(kind: SCHEMA) { content } h: artifact(kind: SHACL) { content } o: artifact(kind: OWL) { content } }';
-    const refused = await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 100, artifacts)} }` } });
-    expectBreach(refused, 422, 'RESPONSE_TOO_LARGE');
-    const fewer = await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 10, artifacts)} }` } });
-    expect(fewer.status).toBe(200);
+  test('answer bytes, measured at the answer: an artifact the estimate lets through four times, past REQUEST_MAX_RESPONSE_BYTES=100000, is 422 RESPONSE_TOO_LARGE', async () => {
+    expectBreach(await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: owlTimes(4) } }), 422, 'RESPONSE_TOO_LARGE');
+    expect((await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: owlTimes(1) } })).status).toBe(200);
   });
 
   test('wall time: a refresh waiting on a stalled catalog past REQUEST_MAX_DURATION_MS=1500 is 504 DEADLINE_EXCEEDED on /graphql and the core facade', async () => {
@@ -214,9 +222,8 @@ describe('the request budget across the HTTP hop', () => {
   });
 
   test("the gateway's cap (REQUEST_MAX_RESPONSE_BYTES=100000) cuts a subgraph's larger answer as it arrives: 422 RESPONSE_TOO_LARGE", async () => {
-    const artifacts = 'modelVersion { s: artifact(kind: SCHEMA) { content } h: artifact(kind: SHACL) { content } o: artifact(kind: OWL) { content } }';
-    expectBreach(await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 100, artifacts)} }` } }), 422, 'RESPONSE_TOO_LARGE');
-    expect((await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: `{ ${miniRecords('a', 10, artifacts)} }` } })).status).toBe(200);
+    expectBreach(await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: owlTimes(4) } }), 422, 'RESPONSE_TOO_LARGE');
+    expect((await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: owlTimes(1) } })).status).toBe(200);
   });
 
   test("a subgraph keeps the deadline the gateway sends (x-request-budget): 504 DEADLINE_EXCEEDED from the subgraph itself", async () => {
@@ -260,13 +267,13 @@ function processIds(server: ServerProcess): number[] {
     .split('\n')
     .map((line) => {
       try {
-        return JSON.parse(line) as { msg?: string; workers?: number[] };
+        return JSON.parse(line) as { msg?: string; workerPids?: number[] };
       } catch {
         return {};
       }
     })
     .find((entry) => entry.msg === 'started');
-  return [server.pid, ...(started?.workers ?? [])];
+  return [server.pid, ...(started?.workerPids ?? [])];
 }
 
 async function rssBytes(pid: number): Promise<number> {
