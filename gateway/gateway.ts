@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
 import { apolloGateway } from './apollo-gateway.js';
+import { boundedApolloCache } from './bounded-apollo-cache.js';
 import { type ApolloExecutor, stockExecution } from './executor/apollo-executor.js';
 import { type ExecutorMode, type OperationExecutor, type OperationRequest, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
@@ -51,6 +52,8 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
     supergraphSdl,
     // Never show query plans to clients, whatever NODE_ENV says.
     __exposeQueryPlanExperimental: false,
+    // Query plans by document hash and operation name, bounded by entries and by their JSON (as @apollo/gateway measures them).
+    queryPlannerConfig: { cache: boundedApolloCache((plan) => JSON.stringify(plan).length) },
     experimental_didResolveQueryPlan: (resolved) => executor.onPlan?.(resolved),
     buildService: ({ name }) => {
       const client = shared[name];

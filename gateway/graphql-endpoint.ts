@@ -18,6 +18,7 @@ import { type TrustedDocuments, trustedDocumentsGuard } from './trusted-document
 import { noIntrospection, withoutSuggestions } from '../kernel/graphql/no-introspection.js';
 import { graphiqlRoutes, noGraphiql } from './ide.js';
 import { apolloAnswers } from './apollo-answers.js';
+import { boundedApolloCache } from './bounded-apollo-cache.js';
 
 export interface GraphQLEndpointOptions {
   gateway: Gateway;
@@ -61,9 +62,12 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     // The process drains and stops everything itself (server/system.ts); Apollo's own handler would
     // re-raise SIGTERM after stopping only itself, killing the process before requests in flight end.
     stopOnTerminationSignals: false,
+    // Parsed and validated documents by text hash, bounded (bounded-apollo-cache.ts): measured by their text.
+    documentStore: boundedApolloCache((document) => document.loc?.end ?? 1),
     // Automatic persisted queries (Apollo Server's default) unless only trusted documents run: then
-    // the guard hands over listed texts only, and nothing may register another.
-    persistedQueries: options.trustedDocuments ? false : undefined,
+    // the guard hands over listed texts only, and nothing may register another. Their texts by
+    // hash are kept with the same bound.
+    persistedQueries: options.trustedDocuments ? false : { cache: boundedApolloCache((query: string) => query.length) },
     // Apollo's landing page loads Apollo Sandbox from a CDN: offline it is an error page. Our own
     // GraphiQL replaces it when GRAPHQL_IDE=true (ide.ts).
     // Cache hints: no subgraph gives any, so every answer's policy was Apollo's `no-store`, which

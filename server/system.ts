@@ -155,8 +155,9 @@ async function openUsage(config: SystemConfig, logger: Logger): Promise<Process[
     return null;
   }
   const collector = new UsageCollector(store, settings, {
-    writeFailed: (error, batch) => logger.warn({ reason: error.message, ...batch }, 'usage reporting: a batch could not be written and is dropped'),
-    dropped: (count) => logger.warn({ dropped: count }, 'usage reporting: requests not counted while memory was full and a write still ran'),
+    writeFailed: (error, batch) => logger.warn({ reason: error.message, ...batch }, 'usage reporting: a batch could not be written and is dropped; later counts wait in memory until the database answers'),
+    dropped: (count) => logger.warn({ dropped: count }, 'usage reporting: requests not counted while memory was full and a write ran or the database was down'),
+    purgeFailed: (error) => logger.warn({ reason: error.message }, 'usage reporting: usage past the retention period could not be deleted; tried again in an hour'),
   });
   return { store, collector };
 }

@@ -125,6 +125,15 @@ class SqlUsageStore implements UsageStore {
     return { format: USAGE_EXPORT_FORMAT, version: 1, from, exportedAt: new Date().toISOString(), operations, counts };
   }
 
+  async reachable(): Promise<boolean> {
+    try {
+      await this.db.query('SELECT 1', []);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   close(): Promise<void> {
     return this.db.close();
   }

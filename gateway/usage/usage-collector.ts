@@ -16,10 +16,12 @@ export interface CollectorSettings {
 }
 
 export interface CollectorEvents {
-  /** A batch could not be written: it is dropped (the next one starts afresh). */
-  writeFailed(error: Error, batch: { operations: number; counts: number }): void;
-  /** Requests not counted since the last write because memory was full while a write still ran. */
+  /** A batch could not be written: it is dropped, and later counts wait in memory until the store answers. */
+  writeFailed(error: Error, batch: { operations: number; counts: number; requests: number }): void;
+  /** Requests not counted since the last write because memory was full while a write ran or the store was down. */
   dropped(count: number): void;
+  /** Old usage could not be deleted (tried again an hour later). */
+  purgeFailed(error: Error): void;
 }
 
 interface Entry {
@@ -36,8 +38,11 @@ const HOUR_MS = 3_600_000;
 /**
  * Counts executed operations per (operation, client, day, inputs) in memory and writes them in
  * batches. The hot path is one map update. Memory is bounded: past `maxEntries` a write starts at
- * once, and while it runs a full map drops new keys (counted) rather than grow. A failed write loses
- * that batch only, and never reaches a request: it is logged by the caller's `writeFailed`.
+ * once, and while it runs (or while the store is down) a full map drops new keys (counted) rather
+ * than grow. A database outage loses one batch and never reaches a request: the write that fails
+ * is logged by the caller's `writeFailed` and dropped (it is not retried: it may have committed
+ * before its answer was lost); later flushes first ask the store whether it answers, and keep
+ * counting in memory until it does.
  */
 export class UsageCollector {
   private entries = new Map<string, Entry>();
@@ -47,6 +52,8 @@ export class UsageCollector {
   private dayEndsAt = 0;
   private lastPurge = 0;
   private dropped = 0;
+  /** The last write failed: the next one waits until the store answers. */
+  private storeDown = false;
 
   constructor(
     private readonly store: UsageStore,
@@ -68,7 +75,7 @@ export class UsageCollector {
       return;
     }
     if (this.entries.size >= this.settings.maxEntries) {
-      if (this.writing) {
+      if (this.writing || this.storeDown) {
         this.dropped += 1;
         return;
       }
@@ -81,11 +88,7 @@ export class UsageCollector {
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
     if (this.entries.size === 0) return;
-    const batch = batchOf(this.entries);
-    this.entries = new Map();
-    if (this.dropped > 0) this.events.dropped(this.dropped);
-    this.dropped = 0;
-    this.writing = this.write(batch).finally(() => (this.writing = null));
+    this.writing = this.writeCounted().finally(() => (this.writing = null));
     await this.writing;
   }
 
@@ -96,17 +99,28 @@ export class UsageCollector {
     await this.store.close();
   }
 
+  private async writeCounted(): Promise<void> {
+    if (this.storeDown && !(await this.store.reachable())) return;
+    const batch = batchOf(this.entries);
+    this.entries = new Map();
+    if (this.dropped > 0) this.events.dropped(this.dropped);
+    this.dropped = 0;
+    await this.write(batch);
+  }
+
   private async write(batch: UsageBatch): Promise<void> {
     try {
       await this.store.write(batch);
-      const now = Date.now();
-      if (now - this.lastPurge >= HOUR_MS) {
-        this.lastPurge = now;
-        await this.store.purge(dayOf(now - this.settings.retentionDays * 86_400_000));
-      }
     } catch (error) {
-      this.events.writeFailed(error as Error, { operations: batch.operations.length, counts: batch.counts.length });
+      this.storeDown = true;
+      this.events.writeFailed(error as Error, { operations: batch.operations.length, counts: batch.counts.length, requests: batch.counts.reduce((sum, c) => sum + c.count, 0) });
+      return;
     }
+    this.storeDown = false;
+    const now = Date.now();
+    if (now - this.lastPurge < HOUR_MS) return;
+    this.lastPurge = now;
+    await this.store.purge(dayOf(now - this.settings.retentionDays * 86_400_000)).catch((error: Error) => this.events.purgeFailed(error));
   }
 
   private turnDay(now: number): void {

@@ -50,6 +50,8 @@ export interface UsageStore {
   /** Forgets counts of days before `day` and operations last seen before it. */
   purge(day: string): Promise<void>;
   read(from: string): Promise<UsageExport>;
+  /** Whether the database answers now (after a failed write, before the next). */
+  reachable(): Promise<boolean>;
   close(): Promise<void>;
 }
 

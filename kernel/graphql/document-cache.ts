@@ -1,6 +1,7 @@
 import { type DocumentNode, type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
 import { DomainError } from '../errors.js';
 import { type DocumentSizeLimits, checkParsed, checkTokens } from './document-size.js';
+import { documentLru } from './document-lru.js';
 import { noIntrospection, withoutSuggestions } from './no-introspection.js';
 
 export type CachedDocument = { document: DocumentNode } | { errors: readonly Error[] } | { refused: DomainError };
@@ -10,7 +11,6 @@ export interface DocumentCacheOptions {
   limits?: DocumentSizeLimits;
   /** False: `__schema`, `__type` and `_service` are refused, and messages suggest no names. */
   introspection?: boolean;
-  maxEntries?: number;
 }
 
 /** Fields that describe the schema itself: introspection, and federation's SDL of a subgraph. */
@@ -21,7 +21,8 @@ const SCHEMA_FIELDS = ['__schema', '__type', '_service'];
  * texts from the query planner over and over; re-parsing them is most of a trivial request's cost.
  */
 export class DocumentCache {
-  private readonly documents = new Map<string, CachedDocument>();
+  /** Bounded (document-lru.ts), so arbitrary texts sent to a subgraph endpoint cannot grow memory without limit. */
+  private readonly documents = documentLru<CachedDocument>((_, query) => query.length);
   private readonly rules;
 
   constructor(
@@ -35,8 +36,6 @@ export class DocumentCache {
     let cached = this.documents.get(query);
     if (!cached) {
       cached = this.compile(query);
-      // Bounded, so arbitrary texts sent to a subgraph endpoint cannot grow memory without limit.
-      if (this.documents.size >= (this.options.maxEntries ?? 1000)) this.documents.clear();
       this.documents.set(query, cached);
     }
     return cached;
