@@ -13,6 +13,9 @@ import { GATEWAY_EXECUTOR } from './executor-mode.js';
  *
  *   const server = await spawnServer({ ...NO_AUTH, ...env });
  *   server.url('core'); server.signal('SIGTERM'); await server.exited;
+ *
+ * With `envFile`, it runs as `node --env-file=<file> dist/server/main.js`: the file's settings,
+ * under `env`'s (Node lets the environment win over the file).
  */
 export interface ServerProcess {
   pid: number;
@@ -28,8 +31,9 @@ export interface ServerProcess {
 
 const STARTUP_TIMEOUT_MS = 30_000;
 
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [projectPath('dist', 'server', 'main.js')], {
+export async function spawnServer(env: Record<string, string>, options: { envFile?: string } = {}): Promise<ServerProcess> {
+  const nodeOptions = options.envFile === undefined ? [] : [`--env-file=${options.envFile}`];
+  const child = spawn(process.execPath, [...nodeOptions, projectPath('dist', 'server', 'main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       SERVER_HOST: '127.0.0.1',
