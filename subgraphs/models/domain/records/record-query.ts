@@ -98,7 +98,8 @@ function inTypedTerms(place: FilterPlace, problem: FilterProblem, written: reado
       if (place !== null && written[place.index]?.field !== 'payload') return invalid(`${at}.field`, 'not a RecordField');
       return invalid(`${at}.path`, 'a PAYLOAD path is keys of [A-Za-z0-9_-] joined by dots, each key with any [n] indexes (product_info.product_category, parameter_assessments[0].parameter_id)');
     case 'unstorable':
-      return invalid(`${at}.${problem.op === 'in' ? 'values' : 'value'}`, `${problem.at}: ${problem.reason}`);
+      // `$` is the operand itself; a deeper JSONPath points inside a `json` member.
+      return invalid(`${at}.${problem.op === 'in' ? 'values' : 'value'}`, problem.at === '$' ? problem.reason : `${problem.at}: ${problem.reason}`);
     case 'operator':
       return invalid(`${at}.operator`, 'not a FilterOperator');
     case 'value-required':

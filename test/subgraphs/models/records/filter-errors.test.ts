@@ -104,6 +104,17 @@ const CASES: Array<[string, Case]> = [
       restReason: 'gte takes a number or a string',
     },
   ],
+  [
+    'a string no store can hold',
+    {
+      graph: { filter: { conditions: [{ field: 'PAYLOAD', path: 'name', operator: 'EQ', value: { string: 'a\u0000b' } }] } },
+      graphAt: 'filter.conditions[0].value',
+      graphReason: 'strings may not hold U+0000 or unpaired surrogates',
+      rest: { where: [{ field: 'payload.name', op: 'eq', value: 'a\u0000b' }] },
+      restAt: 'where[0]',
+      restReason: 'value $: strings may not hold U+0000 or unpaired surrogates',
+    },
+  ],
 ];
 
 /** The condition or sort key `where[1]` names: the contract's `given`. */
