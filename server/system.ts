@@ -149,7 +149,7 @@ async function openUsage(config: SystemConfig, logger: Logger): Promise<Process[
   if (!settings?.enabled) return null;
   let store: UsageStore;
   try {
-    store = await openUsageStore(settings.databaseUrl, settings.storeLimits);
+    store = await openUsageStore(settings.databaseUrl, settings.storeLimits, migrationLog(logger));
   } catch (error) {
     logger.error({ reason: (error as Error).message }, 'usage reporting: the database cannot be opened; this process records no usage');
     return null;
@@ -263,7 +263,7 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
   const store = await openRecordStore(models.databaseUrl, {
     idempotencyTtlSecs: models.idempotencyTtlSecs,
     limits: models.storeLimits,
-    onMigrationApplied: (migration, ms) => proc.logger.info({ migration, ms }, 'records store: migration applied'),
+    onMigrationApplied: migrationLog(proc.logger),
     pool: { acquired: (seconds) => proc.metrics.poolAcquired(seconds), watch: (stats) => proc.metrics.watchPool(stats) },
   });
   proc.closers.push(() => store.close());
@@ -313,6 +313,11 @@ async function initialLoad(proc: Process, registry: ModelRegistry): Promise<void
   } catch (error) {
     proc.logger.error({ reason: (error as Error).message }, 'registry: catalog could not be loaded; not ready until a refresh succeeds');
   }
+}
+
+/** Each migration of the records database, as it is applied (whichever opens the database first applies it). */
+function migrationLog(logger: Logger): (migration: string, ms: number) => void {
+  return (migration, ms) => logger.info({ migration, ms }, 'records store: migration applied');
 }
 
 /** A large catalog's compile, every few seconds: a start-up that takes a while is not silent. */

@@ -11,9 +11,9 @@ import { USAGE_EXPORT_FORMAT, type UsageBatch, type UsageCount, type UsageExport
  * `*_usage_reporting`), PostgreSQL or SQLite as DATABASE_URL says. Its own small connection pool:
  * a write of usage never waits behind the records' requests, nor they behind it.
  */
-export async function openUsageStore(databaseUrl: string, limits: StoreLimits): Promise<UsageStore> {
+export async function openUsageStore(databaseUrl: string, limits: StoreLimits, onMigrationApplied?: (name: string, ms: number) => void): Promise<UsageStore> {
   if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    await migrate('postgresql', databaseUrl);
+    await migrate('postgresql', databaseUrl, onMigrationApplied);
     const pool = openPool(databaseUrl, { ...limits, poolSize: 2 });
     return new SqlUsageStore('postgresql', {
       query: async (sql, values) => (await pool.query(sql, values)).rows,
@@ -36,7 +36,7 @@ export async function openUsageStore(databaseUrl: string, limits: StoreLimits): 
   const file = path.resolve(databaseUrl.slice('file:'.length).replace(/^\/\/(?=\/)/, '').replace(/\?.*$/, ''));
   await mkdir(path.dirname(file), { recursive: true });
   const url = `file:${file}`;
-  await migrate('sqlite', url);
+  await migrate('sqlite', url, onMigrationApplied);
   const client = createClient({ url, timeout: limits.statementTimeoutMs });
   return new SqlUsageStore('sqlite', {
     query: async (sql, values) => (await client.execute({ sql, args: values as never })).rows as unknown as Record<string, unknown>[],

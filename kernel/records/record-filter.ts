@@ -56,20 +56,86 @@ const TIMESTAMP_COLUMNS = ['created_at', 'updated_at'] as const;
 const PAYLOAD_PATH = /^payload((?:\.[A-Za-z0-9_-]+(?:\[\d{1,9}\])*)+)$/;
 const PATH_SEGMENT = /\.([A-Za-z0-9_-]+)|\[(\d+)\]/g;
 
+/**
+ * Why a condition, a sort key or the whole filter is refused, in the filter language's own terms.
+ * The error (RecordFilterError) words it in the filter's JSON form, the REST contract's (`reason`);
+ * the graph words the same problem in its typed input's terms (models' domain/records/record-query.ts).
+ */
+export type FilterProblem =
+  | { kind: 'shape'; reason: string }
+  | { kind: 'field' }
+  | { kind: 'unstorable'; op: unknown; at: string; reason: string }
+  | { kind: 'operator' }
+  | { kind: 'value-required' }
+  | { kind: 'contains-timestamp'; column: TimestampColumn }
+  | { kind: 'in-values' }
+  | { kind: 'exists-boolean' }
+  | { kind: 'range-operand'; op: RangeOperator }
+  | { kind: 'timestamp-operand'; op: Operator; column: TimestampColumn }
+  | { kind: 'direction' }
+  | { kind: 'terms'; max: number };
+
+/** Where a refused part is: the filter, its `where[index]` or its `sort[index]`. */
+export type FilterPlace = { list: 'where' | 'sort'; index: number } | null;
+
+/** A BAD_REQUEST whose details are the REST contract's `{at, reason, given}`, with the problem behind them. */
+export class RecordFilterError extends DomainError {
+  constructor(
+    readonly place: FilterPlace,
+    readonly problem: FilterProblem,
+    given: unknown,
+  ) {
+    const at = place === null ? 'filter' : `${place.list}[${place.index}]`;
+    const reason = restReason(problem);
+    super('BAD_REQUEST', `invalid query filter: ${at}: ${reason}`, { at, reason, given: given ?? null });
+  }
+}
+
+type Operator = (typeof OPERATORS)[number];
+type TimestampColumn = (typeof TIMESTAMP_COLUMNS)[number];
+
+/** The reasons of DECISIONS section 3 "query", as REST clients read them. */
+function restReason(problem: FilterProblem): string {
+  switch (problem.kind) {
+    case 'shape':
+      return problem.reason;
+    case 'field':
+      return 'field must be id, model, version, created_at, updated_at or payload.<key> with keys of [A-Za-z0-9_-] and [n] indexes';
+    case 'unstorable':
+      return `value ${problem.at}: ${problem.reason}`;
+    case 'operator':
+      return `op must be one of ${OPERATORS.join(', ')}`;
+    case 'value-required':
+      return 'value is required';
+    case 'contains-timestamp':
+      return 'contains does not apply to a timestamp field';
+    case 'in-values':
+      return 'in takes a non-empty array of scalars';
+    case 'exists-boolean':
+      return 'exists takes a boolean';
+    case 'range-operand':
+      return `${problem.op} takes a number or a string`;
+    case 'timestamp-operand':
+      return `${problem.column} takes an ISO 8601 timestamp`;
+    case 'direction':
+      return 'direction must be asc or desc';
+    case 'terms':
+      return `at most ${problem.max} terms (conditions, in values, sort keys and payload path segments together)`;
+  }
+}
+
 /** Parses the request's `filter` (absent: every record, default order and page). */
 export function parseRecordFilter(raw: unknown): RecordFilter {
   if (raw === undefined || raw === null) return { where: [], sort: [], limit: DEFAULT_LIMIT, offset: 0 };
-  const filter = objectWithKeys(raw, ['where', 'sort', 'limit', 'offset'], 'filter');
+  const filter = objectWithKeys(raw, ['where', 'sort', 'limit', 'offset'], (reason) => invalid('filter', reason, raw));
   const parsed: RecordFilter = {
-    where: listOf(filter.where, 'where').map((item, index) => parseCondition(item, `where[${index}]`)),
-    sort: listOf(filter.sort, 'sort').map((item, index) => parseSortKey(item, `sort[${index}]`)),
+    where: listOf(filter.where, 'where').map((item, index) => parseCondition(item, { list: 'where', index })),
+    sort: listOf(filter.sort, 'sort').map((item, index) => parseSortKey(item, { list: 'sort', index })),
     limit: integerIn(filter.limit, 'limit', 0, MAX_LIMIT, DEFAULT_LIMIT),
     offset: integerIn(filter.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
   };
   const terms = termsOf(parsed);
-  if (terms > MAX_FILTER_TERMS) {
-    return invalid('filter', `at most ${MAX_FILTER_TERMS} terms (conditions, in values, sort keys and payload path segments together)`, terms);
-  }
+  if (terms > MAX_FILTER_TERMS) throw new RecordFilterError(null, { kind: 'terms', max: MAX_FILTER_TERMS }, terms);
   return parsed;
 }
 
@@ -79,64 +145,65 @@ function termsOf(filter: RecordFilter): number {
   return filter.sort.reduce((sum, key) => sum + fieldTerms(key.field), conditions);
 }
 
-function parseCondition(raw: unknown, at: string): Condition {
-  const condition = objectWithKeys(raw, ['field', 'op', 'value'], at);
-  const fail = (reason: string): never => invalid(at, reason, raw);
+type Fail = (problem: FilterProblem) => never;
+
+function failAt(place: FilterPlace, given: unknown): Fail {
+  return (problem) => {
+    throw new RecordFilterError(place, problem, given);
+  };
+}
+
+function parseCondition(raw: unknown, place: FilterPlace): Condition {
+  const fail = failAt(place, raw);
+  const condition = objectWithKeys(raw, ['field', 'op', 'value'], (reason) => fail({ kind: 'shape', reason }));
   const field = parseField(condition.field, fail);
   // A value the stores cannot hold (storable-json.ts) would fail in SQL on PostgreSQL only.
   const unusable = unstorable(condition.value);
-  if (unusable !== null) return fail(`value ${unusable.at}: ${unusable.reason}`);
+  if (unusable !== null) return fail({ kind: 'unstorable', op: condition.op, ...unusable });
   const op = condition.op;
-  if (typeof op !== 'string' || !(OPERATORS as readonly string[]).includes(op)) {
-    return fail(`op must be one of ${OPERATORS.join(', ')}`);
-  }
-  if (!('value' in condition)) return fail('value is required');
+  if (typeof op !== 'string' || !(OPERATORS as readonly string[]).includes(op)) return fail({ kind: 'operator' });
+  if (!('value' in condition)) return fail({ kind: 'value-required' });
   const value = condition.value as JsonValue;
-  switch (op as (typeof OPERATORS)[number]) {
+  switch (op as Operator) {
     case 'eq':
     case 'ne':
-      return { op: op as 'eq' | 'ne', field, value: operand(field, value, fail) };
+      return { op: op as 'eq' | 'ne', field, value: operand(op as Operator, field, value, fail) };
     case 'contains':
-      if (field.kind === 'timestamp') return fail('contains does not apply to a timestamp field');
+      if (field.kind === 'timestamp') return fail({ kind: 'contains-timestamp', column: field.column });
       return { op: 'contains', field, value };
     case 'in':
-      if (!Array.isArray(value) || value.length === 0 || !value.every(isScalar)) {
-        return fail('in takes a non-empty array of scalars');
-      }
-      return { op: 'in', field, values: value.map((item) => operand(field, item, fail) as Scalar) };
+      if (!Array.isArray(value) || value.length === 0 || !value.every(isScalar)) return fail({ kind: 'in-values' });
+      return { op: 'in', field, values: value.map((item) => operand('in', field, item, fail) as Scalar) };
     case 'exists':
-      if (typeof value !== 'boolean') return fail('exists takes a boolean');
+      if (typeof value !== 'boolean') return fail({ kind: 'exists-boolean' });
       return { op: 'exists', field, value };
     default:
-      if (typeof value !== 'number' && typeof value !== 'string') return fail(`${op} takes a number or a string`);
-      return { op: op as RangeOperator, field, value: operand(field, value, fail) as number | string };
+      if (typeof value !== 'number' && typeof value !== 'string') return fail({ kind: 'range-operand', op: op as RangeOperator });
+      return { op: op as RangeOperator, field, value: operand(op as Operator, field, value, fail) as number | string };
   }
 }
 
 /** Timestamp fields take ISO 8601 instants; every other field takes any JSON value as it is. */
-function operand(field: Field, value: JsonValue, fail: (reason: string) => never): JsonValue {
+function operand(op: Operator, field: Field, value: JsonValue, fail: Fail): JsonValue {
   if (field.kind !== 'timestamp') return value;
   const instant = typeof value === 'string' ? parseInstant(value) : null;
-  return instant ?? fail(`${field.column} takes an ISO 8601 timestamp`);
+  return instant ?? fail({ kind: 'timestamp-operand', op, column: field.column });
 }
 
-function parseSortKey(raw: unknown, at: string): SortKey {
-  const key = objectWithKeys(raw, ['field', 'direction'], at);
-  const field = parseField(key.field, (reason) => invalid(at, reason, raw));
+function parseSortKey(raw: unknown, place: FilterPlace): SortKey {
+  const fail = failAt(place, raw);
+  const key = objectWithKeys(raw, ['field', 'direction'], (reason) => fail({ kind: 'shape', reason }));
+  const field = parseField(key.field, fail);
   const direction = key.direction ?? 'asc';
-  if (direction !== 'asc' && direction !== 'desc') return invalid(at, 'direction must be asc or desc', raw);
+  if (direction !== 'asc' && direction !== 'desc') return fail({ kind: 'direction' });
   return { field, direction };
 }
 
-function parseField(raw: unknown, fail: (reason: string) => never): Field {
+function parseField(raw: unknown, fail: Fail): Field {
   if ((TEXT_COLUMNS as readonly unknown[]).includes(raw)) return { kind: 'text', column: raw as 'id' };
   if ((TIMESTAMP_COLUMNS as readonly unknown[]).includes(raw)) return { kind: 'timestamp', column: raw as 'created_at' };
   const match = typeof raw === 'string' ? PAYLOAD_PATH.exec(raw) : null;
-  if (match === null) {
-    return fail(
-      'field must be id, model, version, created_at, updated_at or payload.<key> with keys of [A-Za-z0-9_-] and [n] indexes',
-    );
-  }
+  if (match === null) return fail({ kind: 'field' });
   const path = Array.from(match[1]!.matchAll(PATH_SEGMENT), ([, key, index]) => key ?? Number(index));
   return { kind: 'payload', path };
 }
@@ -165,10 +232,10 @@ export function parseInstant(text: string): string | null {
   return new Date(local.getTime() - offset).toISOString();
 }
 
-function objectWithKeys(raw: unknown, allowed: readonly string[], at: string): Record<string, unknown> {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return invalid(at, 'must be an object', raw);
+function objectWithKeys(raw: unknown, allowed: readonly string[], fail: (reason: string) => never): Record<string, unknown> {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail('must be an object');
   const unknown = Object.keys(raw).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) return invalid(at, `unknown member ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`, raw);
+  if (unknown.length > 0) return fail(`unknown member ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`);
   return raw as Record<string, unknown>;
 }
 
@@ -190,6 +257,7 @@ function isScalar(value: unknown): value is Scalar {
   return value === null || ['boolean', 'number', 'string'].includes(typeof value);
 }
 
+/** A refusal of the REST form's own members (`filter`, `where`, `limit`, …), which the typed filter does not have. */
 function invalid(at: string, reason: string, given: unknown): never {
   throw new DomainError('BAD_REQUEST', `invalid query filter: ${at}: ${reason}`, { at, reason, given: given ?? null });
 }

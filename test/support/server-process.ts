@@ -16,6 +16,9 @@ import { GATEWAY_EXECUTOR } from './executor-mode.js';
  *
  *   const server = await spawnServer({ ...NO_AUTH, ...env });
  *   server.url('core'); server.signal('SIGTERM'); await server.exited;
+ *
+ * With `envFile`, it runs as `node --env-file=<file> dist/server/main.js`: the file's settings,
+ * under `env`'s (Node lets the environment win over the file).
  */
 export interface ServerProcess {
   pid: number;
@@ -32,13 +35,15 @@ export interface ServerProcess {
 /** A primary and its workers each build every subgraph and compile the registry: slow on a busy machine. */
 const STARTUP_TIMEOUT_MS = 60_000;
 
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  // A records store of its own unless the test names one: never the working tree's data/records.db.
+export async function spawnServer(env: Record<string, string>, options: { envFile?: string } = {}): Promise<ServerProcess> {
+  const nodeOptions = options.envFile === undefined ? [] : [`--env-file=${options.envFile}`];
+  // A records store of its own unless the test (or its env file) names one: never the working tree's data/records.db.
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-server-'));
-  const child = spawn(process.execPath, [projectPath('dist', 'server', 'main.js')], {
+  const ownStore = options.envFile === undefined ? { DATABASE_URL: `file:${path.join(dir, 'records.db')}` } : {};
+  const child = spawn(process.execPath, [...nodeOptions, projectPath('dist', 'server', 'main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
-      DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
+      ...ownStore,
       SERVER_HOST: '127.0.0.1',
       CORE_PORT: '0',
       INDICATORS_PORT: '0',

@@ -5,18 +5,18 @@ import type { AssessmentPayload, ParameterAssessment } from './compute-request.j
 export interface QuestionScore {
   question_id: string;
   selected_answer_id: string | null;
-  answer_score: number | null;
+  answer_score: number;
 }
 
 export interface ParameterScore {
   parameter_id: string;
-  computed_score: number | null;
+  computed_score: number;
   question_scores: QuestionScore[];
 }
 
 export interface ScoringResult {
   status: 'computed';
-  total_score: number | null;
+  total_score: number;
   parameter_scores: ParameterScore[];
   notes: string[];
 }
@@ -44,7 +44,7 @@ export function score(indicator: IndicatorSpecification, payload: AssessmentPayl
   const parameterScores = indicator.parameters.map((p) => scoreParameter(p, assessments.get(p.id)));
   let weighted = 0;
   indicator.parameters.forEach((p, i) => {
-    weighted += (parameterScores[i].computed_score ?? 0) * p.weight;
+    weighted += parameterScores[i].computed_score * p.weight;
   });
   return {
     status: 'computed',

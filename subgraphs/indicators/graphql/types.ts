@@ -141,15 +141,15 @@ export class QuestionScoreGql {
   @Field({ name: 'questionId', description: 'The question (a `QuestionSpecification.id`)' }) question_id!: string;
   @Field(() => String, { name: 'selectedAnswerId', nullable: true, description: 'The answer given, as given; null when none was' })
   selected_answer_id!: string | null;
-  @Field(() => Float, { name: 'answerScore', nullable: true, description: "The answer's score; 0 for no answer or an answer the question does not offer" })
-  answer_score!: number | null;
+  @Field(() => Float, { name: 'answerScore', description: "The answer's score; 0 for no answer or an answer the question does not offer" })
+  answer_score!: number;
 }
 
 @ObjectType('ParameterScore', { description: 'The score of one parameter of the indicator' })
 export class ParameterScoreGql {
   @Field({ name: 'parameterId', description: 'The parameter (a `ParameterSpecification.id`)' }) parameter_id!: string;
-  @Field(() => Float, { name: 'computedScore', nullable: true, description: 'Its questions\' answer scores weighted by the question weights, or its fixed score' })
-  computed_score!: number | null;
+  @Field(() => Float, { name: 'computedScore', description: 'Its questions\' answer scores weighted by the question weights (0 when none is answered), or its fixed score' })
+  computed_score!: number;
   @Field(() => [QuestionScoreGql], { name: 'questionScores', description: "One per question of the parameter, in the questionnaire's order; empty for a fixed score" })
   question_scores!: QuestionScoreGql[];
 }
@@ -157,8 +157,8 @@ export class ParameterScoreGql {
 @ObjectType('IndicatorResult', { description: "An assessment's indicator scores" })
 export class IndicatorResultGql {
   @Field(() => ResultStatusGql, { description: 'Always `COMPUTED`' }) status!: ScoringResult['status'];
-  @Field(() => Float, { name: 'totalScore', nullable: true, description: 'The parameter scores weighted by the parameter weights, divided by 5' })
-  total_score!: number | null;
+  @Field(() => Float, { name: 'totalScore', description: 'The parameter scores weighted by the parameter weights, divided by 5; a parameter nobody answered counts 0' })
+  total_score!: number;
   @Field(() => [ParameterScoreGql], { name: 'parameterScores', description: "One per parameter of the indicator, in the questionnaire's order" })
   parameter_scores!: ParameterScoreGql[];
   @Field(() => [String], { description: 'How the scores were computed, in words' }) notes!: string[];

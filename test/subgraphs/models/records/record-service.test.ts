@@ -172,10 +172,10 @@ describe('page and count', () => {
 
   test.each<[string, () => unknown, string]>([
     ['a filter that is not an object (REST form)', () => parseRecordFilter('everything'), 'filter'],
-    ['an unknown operator', () => typedRecordFilter([{ field: 'payload', path: 'name', operator: 'like', value: { string: 'x' } }], []), 'filter.conditions[0]'],
-    ['an unknown field', () => typedRecordFilter([], [{ field: 'owner' as RecordField, direction: 'asc' }]), 'orderBy[0]'],
-    ['a payload path the filter language refuses', () => typedRecordFilter([{ field: 'payload', path: 'na me', operator: 'eq', value: { string: 'x' } }], []), 'filter.conditions[0]'],
-    ['an operand of the wrong type', () => typedRecordFilter([{ field: 'created_at', operator: 'gt', value: { number: 1 } }], []), 'filter.conditions[0]'],
+    ['an unknown operator', () => typedRecordFilter([{ field: 'payload', path: 'name', operator: 'like', value: { string: 'x' } }], []), 'filter.conditions[0].operator'],
+    ['an unknown field', () => typedRecordFilter([], [{ field: 'owner' as RecordField, direction: 'asc' }]), 'orderBy[0].field'],
+    ['a payload path the filter language refuses', () => typedRecordFilter([{ field: 'payload', path: 'na me', operator: 'eq', value: { string: 'x' } }], []), 'filter.conditions[0].path'],
+    ['an operand of the wrong type', () => typedRecordFilter([{ field: 'created_at', operator: 'gt', value: { number: 1 } }], []), 'filter.conditions[0].value'],
     ['a value with two members set', () => typedRecordFilter([{ field: 'id', operator: 'eq', value: { string: 'x', number: 1 } }], []), 'filter.conditions[0].value'],
     ['a page larger than 1,000', () => service.page(alice, EVERY, { first: 1001 }), 'page'],
     ['first and last together', () => service.page(alice, EVERY, { first: 1, last: 1 }), 'page'],

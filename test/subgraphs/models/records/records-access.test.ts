@@ -210,7 +210,7 @@ describe.each(backends)('records access on %s', (backend) => {
     const bad = await graphql(gateway, query, { orderBy: [{ field: 'PAYLOAD', direction: 'ASC' }] }, token.aliceAcme);
     expect(bad.errors[0].extensions).toEqual({ code: 'BAD_REQUEST', details: { at: 'orderBy[0].path', reason: 'PAYLOAD needs a path into the payload' } });
     const badOperand = await graphql(gateway, query, { filter: { conditions: [{ field: 'CREATED_AT', operator: 'GT', value: { string: 'yesterday' } }] } }, token.aliceAcme);
-    expect(badOperand.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', details: { at: 'filter.conditions[0]', reason: 'created_at takes an ISO 8601 timestamp' } });
+    expect(badOperand.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', details: { at: 'filter.conditions[0].value', reason: 'CREATED_AT takes value.dateTime (an ISO 8601 instant)' } });
     // A model version needs both its names; one outside the registry is null, with no error.
     const halfNamed = await graphql(gateway, within, { model: 'mini' }, token.aliceAcme);
     expect({ data: halfNamed.data, codes: halfNamed.errors.map((e: { extensions: { code: string } }) => e.extensions.code) }).toEqual({ data: undefined, codes: ['BAD_USER_INPUT'] });
