@@ -44,7 +44,10 @@ describePostgres('the records store down', () => {
   test('22 creates answered 502 STORE_ERROR: 22 lines, one per request id, with the cause and no secret', async () => {
     const answers = await Promise.all(Array.from({ length: 22 }, () => coreCreate(sut.url('core'), widget(undefined, { name: marker }), randomUUID(), bearer(token))));
     expect(new Set(answers.map((a) => `${a.status} ${a.json.code}`))).toEqual(new Set(['502 STORE_ERROR']));
-    const lines = serverErrors(sut).filter((line) => line.door === 'core');
+    // Written as each answer goes out, by whichever worker answered: read once all are there.
+    const coreLines = () => serverErrors(sut).filter((line) => line.door === 'core');
+    await eventually(() => coreLines().length >= answers.length);
+    const lines = coreLines();
     expect(lines.map((line) => line.requestId).sort()).toEqual(answers.map((a) => a.headers.get('x-request-id')).sort());
     for (const line of lines) {
       expect(line).toMatchObject({ level: 50, route: '/models/{model}/versions/{version}:create', status: 502, codes: ['STORE_ERROR'], operation: 'CoreCreateRecord' });
@@ -91,6 +94,7 @@ test('a subgraph that is down: 503 SUBGRAPH_UNAVAILABLE and one line with the ca
   const answer = await call(sut.url('core'), 'GET', '/models');
   expect(answer.status).toBe(503);
   expect(answer.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
+  await eventually(() => serverErrors(sut).length > 0);
   expect(serverErrors(sut)).toEqual([
     expect.objectContaining({ requestId: answer.headers.get('x-request-id'), door: 'core', route: '/models', status: 503, codes: ['SUBGRAPH_UNAVAILABLE'], causes: [{ class: 'Error', message: 'the models subgraph could not be reached: ECONNREFUSED' }] }),
   ]);
