@@ -26,7 +26,7 @@ export const FEDERATION_LINK =
 
 export interface TinySubgraph {
   name: string;
-  /** SDL without the federation `@link`, which is added. */
+  /** SDL without the federation `@link`, which is added; or with its own `extend schema @link(...)` first (other imports). */
   typeDefs: string;
   resolvers: GraphQLResolverMap<unknown>;
 }
@@ -37,6 +37,10 @@ export interface TinyFederation {
   /** Operations each subgraph received (one `_entities` batch counts once). */
   calls: Record<string, number>;
   stop(): Promise<void>;
+}
+
+function withFederationLink(typeDefs: string): string {
+  return /^\s*extend schema\b/.test(typeDefs) ? typeDefs : `${FEDERATION_LINK}\n${typeDefs}`;
 }
 
 /** A subgraph of a tiny federation reached over HTTP, as distributed mode reaches ours. */
@@ -56,7 +60,7 @@ export async function startTinyFederation(
   replaced: Record<string, SubgraphClient> = {},
   modes: Partial<Pick<GatewayOptions, 'executor' | 'planner'>> = {},
 ): Promise<TinyFederation> {
-  const schemas = subgraphs.map((s) => ({ name: s.name, schema: buildSubgraphSchema({ typeDefs: parse(`${FEDERATION_LINK}\n${s.typeDefs}`), resolvers: s.resolvers }) }));
+  const schemas = subgraphs.map((s) => ({ name: s.name, schema: buildSubgraphSchema({ typeDefs: parse(withFederationLink(s.typeDefs)), resolvers: s.resolvers }) }));
   const { supergraphSdl, errors } = composeSubgraphs(schemas.map(({ name, schema }) => ({ name, sdl: printSubgraphSchema(schema) })));
   if (!supergraphSdl) throw new Error(`tiny supergraph does not compose: ${errors.map((e) => e.message).join('; ')}`);
   const calls: Record<string, number> = {};
