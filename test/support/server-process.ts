@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { projectPath } from '../../kernel/project.js';
 import type { Answer } from './system.js';
 import { stopAtScopeEnd } from './cleanup.js';
-import { GATEWAY_EXECUTOR, GATEWAY_PLANNER } from './executor-mode.js';
+import { GATEWAY_EXECUTOR, plannerOfTheSuite } from './executor-mode.js';
 
 /**
  * The built server (`node dist/server/main.js`, run `npm run build` first) as a child process, the
@@ -40,7 +40,7 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       GATEWAY_PORT: '0',
       LOG_LEVEL: 'info',
       GATEWAY_EXECUTOR,
-      GATEWAY_PLANNER,
+      ...plannerOfTheSuite(),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
