@@ -10,6 +10,7 @@ import { benchFacade } from './facade.bench.js';
 import { benchImpact } from './impact.bench.js';
 import { benchIndicators } from './indicators.bench.js';
 import { benchGateway } from './gateway.bench.js';
+import { benchPlanning } from './planning.bench.js';
 import { benchRecords } from './records.bench.js';
 import { benchSoak } from './soak.bench.js';
 import { benchGrowth } from './growth.bench.js';
@@ -30,6 +31,7 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'indicators', run: benchIndicators },
   { prefix: 'impact', run: benchImpact },
   { prefix: 'gateway', run: benchGateway },
+  { prefix: 'gateway.plan', run: benchPlanning },
   { prefix: 'graphql', run: benchGraphqlLimits },
   { prefix: 'records', run: benchRecords },
   { prefix: 'growth', run: benchGrowth },
