@@ -151,6 +151,62 @@ const nodes: TinySubgraph = {
   resolvers: { Query: { anyNode: () => ({ id: 'n1', kind: 'gadget' }) } },
 };
 
+/**
+ * Where both planners are right, the answers are the same byte for byte: a bank whose `accounts`
+ * subgraph owns the `Account` interface and `billing` adds `balance` to it as an interface object
+ * (Hive's plan: representations rewritten to `__typename: "Account"` by a value setter, flatten
+ * paths typed by `TypeCondition`).
+ */
+const accounts: TinySubgraph = {
+  name: 'accounts',
+  typeDefs: `
+    type Query { accounts: [Account!]! }
+    interface Account @key(fields: "id") { id: ID! }
+    type User implements Account @key(fields: "id") { id: ID! name: String! }
+    type Admin implements Account @key(fields: "id") { id: ID! level: Int! }`,
+  resolvers: {
+    Query: { accounts: () => [{ __typename: 'User', id: 'u1', name: 'Ann' }, { __typename: 'Admin', id: 'a1', level: 3 }, { __typename: 'User', id: 'u2', name: 'Bob' }] },
+    Account: { __resolveReference: ({ id }: { id: string }) => (id.startsWith('u') ? { __typename: 'User', id, name: id === 'u1' ? 'Ann' : 'Bob' } : { __typename: 'Admin', id, level: 3 }) },
+  },
+};
+
+const billing: TinySubgraph = {
+  name: 'billing',
+  typeDefs: `
+    extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@interfaceObject"])
+    type Account @key(fields: "id") @interfaceObject { id: ID! balance: Int! }`,
+  resolvers: {
+    Account: {
+      __resolveReference: ({ id, __typename }: { id: string; __typename: string }) => ({ id, __typename }),
+      // The subgraph sees only the interface's name: a concrete type reaching it would be a bug of the gateway's.
+      balance: ({ id, __typename }: { id: string; __typename: string }) => (__typename === 'Account' ? { u1: 10, a1: 99, u2: 20 }[id] : -1),
+    },
+  },
+};
+
+describe('an interface object: both planners right, the same answers', () => {
+  let bank: TinyFederation;
+  let stockBank: TinyFederation;
+  beforeAll(async () => {
+    bank = await startTinyFederation([accounts, billing]);
+    stockBank = await startTinyFederation([accounts, billing], {}, { executor: 'apollo' });
+  });
+  afterAll(async () => {
+    await bank?.stop();
+    await stockBank?.stop();
+  });
+
+  test.each([
+    ['a field of the interface object on every account', '{ accounts { id balance } }'],
+    ['under a type condition', '{ accounts { id ... on Admin { level balance } ... on User { name } } }'],
+    ['with __typename', '{ accounts { __typename ... on User { balance } } }'],
+  ])('%s', async (_name, query) => {
+    const answer = await bank.query(query);
+    expect(answer.json.errors).toBeUndefined();
+    expect(answer.text).toBe((await stockBank.query(query)).text);
+  });
+});
+
 describe('a @requires whose field takes arguments, beside the client selecting that field', () => {
   let journal: TinyFederation;
   beforeAll(async () => {
@@ -195,8 +251,10 @@ describe('two @requires asking one field with conflicting arguments', () => {
   });
   afterAll(() => shop?.stop());
 
-  test('each estimate gets the price in its own currency', async () => {
+  test('each estimate gets the price in its own currency, both in one request to the subgraph', async () => {
     const answer = await shop.query('{ products { sku shippingUSD shippingEUR } }');
+    // Hive's plan: one BatchFetch, an `_entities` alias per estimate, each sent its own price.
+    expect(shop.calls.delivery).toBe(1);
     expect(answer.json).toEqual(
       expected(
         { data: { products: [{ sku: 'lamp', shippingUSD: 12, shippingEUR: 22 }, { sku: 'desk', shippingUSD: 120, shippingEUR: 220 }] } },
