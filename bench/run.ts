@@ -11,6 +11,7 @@ import { benchImpact } from './impact.bench.js';
 import { benchIndicators } from './indicators.bench.js';
 import { benchGateway } from './gateway.bench.js';
 import { benchBudget } from './budget.bench.js';
+import { benchPlanning } from './planning.bench.js';
 import { benchRecords } from './records.bench.js';
 import { benchSoak } from './soak.bench.js';
 import { benchGrowth } from './growth.bench.js';
@@ -33,6 +34,7 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'gateway', run: benchGateway },
   // gateway.budget_overhead.*: its own prefix, so that it runs without the whole gateway comparison
   { prefix: 'budget', run: benchBudget },
+  { prefix: 'gateway.plan', run: benchPlanning },
   { prefix: 'graphql', run: benchGraphqlLimits },
   { prefix: 'records', run: benchRecords },
   { prefix: 'growth', run: benchGrowth },

@@ -8,6 +8,8 @@ import { type ApolloExecutor, stockExecution } from './executor/apollo-executor.
 import { type ExecutorMode, type OperationExecutor, type OperationRequest, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
 import { PlannedOperations } from './executor/planned/planned-operations.js';
+import { HivePlannedOperations } from './executor/planned/hive-planned-operations.js';
+import { type PlannerMode, loadHivePlanner } from './executor/planner.js';
 import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
 import { DemandDirectives, declareDemand } from './pipeline/limits/demand-directives.js';
 
@@ -28,6 +30,8 @@ export interface Gateway {
 
 export interface GatewayOptions {
   executor: ExecutorMode;
+  /** Who plans for the planned executor (executor/planner.ts); resolved, so `hive` loads here. */
+  planner: PlannerMode;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
 
@@ -36,8 +40,10 @@ export interface GatewayOptions {
  * through a SubgraphClient (in this process or over HTTP). The executor is called directly,
  * bypassing a server's request pipeline: the REST facades hold pre-parsed, pre-validated documents,
  * and `/graphql` has done that work in Apollo Server. Each request is offered to the
- * OperationExecutor of GATEWAY_EXECUTOR first (executor/executor.ts): with `planned`, @apollo/gateway
- * plans every operation and answers its first request, and later requests run that plan
+ * OperationExecutor of GATEWAY_EXECUTOR first (executor/executor.ts): with `planned` and
+ * GATEWAY_PLANNER=hive, Hive's planner plans every operation and every request runs its plan
+ * (executor/planned/hive-planned-operations.ts); with GATEWAY_PLANNER=apollo, @apollo/gateway plans
+ * every operation and answers its first request, and later requests run that plan
  * (executor/planned/); with `apollo`, every request is the gateway's own.
  *
  * `/graphql` shares identical subgraph queries in flight (executor/inflight-sharing.ts); the REST
@@ -67,7 +73,7 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   declareDemand(schema, DemandDirectives.fromDocument(parse(supergraphSdl)));
   const stock = loaded.executor as ApolloExecutor;
   const stockRoute = stockExecution(stock, schema, options.logger);
-  executor = options.executor === 'planned' ? new PlannedOperations(schema, supergraphSdl) : STOCK_ONLY;
+  executor = operationExecutor(options, schema, supergraphSdl);
   // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
   const planned = (request: OperationRequest) => executor.execute(request, shared);
   return {
@@ -85,4 +91,12 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
     },
     stop: () => apollo.stop(),
   };
+}
+
+function operationExecutor(options: GatewayOptions, schema: GraphQLSchema, supergraphSdl: string): OperationExecutor {
+  if (options.executor === 'apollo') return STOCK_ONLY;
+  if (options.planner === 'apollo') return new PlannedOperations(schema, supergraphSdl);
+  const hive = loadHivePlanner();
+  if ('error' in hive) throw hive.error;
+  return new HivePlannedOperations(hive.planner, schema, supergraphSdl);
 }

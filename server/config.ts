@@ -12,6 +12,7 @@ import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
 import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import type { OperationLimitValues } from '../gateway/pipeline/operation-limits.js';
 import { EXECUTOR_MODES, type ExecutorMode } from '../gateway/executor/executor.js';
+import { PLANNER_MODES, type PlannerChoice, choosePlanner } from '../gateway/executor/planner.js';
 import { type TrustedDocuments, readTrustedDocuments } from '../gateway/trusted-documents.js';
 import { type IndicatorSettings, readIndicatorSettings } from './indicators-config.js';
 import { type ImpactSettings, readImpactSettings } from './impact-config.js';
@@ -85,6 +86,8 @@ export interface SystemConfig {
   graphqlTrustedDocuments: TrustedDocuments | null;
   /** GATEWAY_EXECUTOR (gateway/executor/executor.ts). */
   gatewayExecutor: ExecutorMode;
+  /** GATEWAY_PLANNER, resolved against what loads on this platform (gateway/executor/planner.ts); absent where nothing is planned here (a subgraph process, GATEWAY_EXECUTOR=apollo). */
+  gatewayPlanner?: PlannerChoice;
   /**
    * `CORE_BASE_URL` (alias `HEX_CORE_BASE_URL`): the core the indicator and impact subgraphs name;
    * null: this process's core facade (server/core-url.ts).
@@ -124,6 +127,7 @@ export function readSystemConfig(env: Env): SystemConfig {
   const process = readProcessRole(env);
   const runs = (name: SubgraphName) => process.role === 'all' || (process.role === 'subgraph' && process.subgraph === name);
   const http = readHttpConfig(env);
+  const gatewayExecutor = optional(env, 'GATEWAY_EXECUTOR', oneOf(EXECUTOR_MODES), 'planned');
   return {
     process,
     // One worker per core by default: a process serves requests on one core only.
@@ -139,13 +143,23 @@ export function readSystemConfig(env: Env): SystemConfig {
     graphqlLimits: readGraphQLLimits(env),
     requestBudget: readRequestBudget(env),
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
-    gatewayExecutor: optional(env, 'GATEWAY_EXECUTOR', oneOf(EXECUTOR_MODES), 'planned'),
+    gatewayExecutor,
+    gatewayPlanner: process.role !== 'subgraph' && gatewayExecutor === 'planned' ? readPlanner(env) : undefined,
     coreBaseUrl: optional(env, ['CORE_BASE_URL', 'HEX_CORE_BASE_URL'], url())?.href ?? null,
     models: runs('models') ? readModelsConfig(env) : undefined,
     indicators: runs('indicators') ? readIndicatorSettings(env) : undefined,
     impact: runs('impact') ? readImpactSettings(env) : undefined,
     usage: process.role === 'subgraph' ? undefined : readUsageConfig(env),
   };
+}
+
+function readPlanner(env: Env): PlannerChoice {
+  const requested = optional(env, 'GATEWAY_PLANNER', oneOf(PLANNER_MODES));
+  try {
+    return choosePlanner(requested);
+  } catch (error) {
+    throw new ConfigError('GATEWAY_PLANNER', `is hive, but ${(error as Error).message}`);
+  }
 }
 
 function readUsageConfig(env: Env): UsageConfig {

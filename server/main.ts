@@ -6,7 +6,7 @@ import { type SystemConfig, readSystemConfig } from './config.js';
 import { startSystem } from './system.js';
 import { othersDrained, reportListening, superviseWorkers } from './workers.js';
 import { WorkerRefresh } from './worker-refresh.js';
-import { startupSummary } from './startup-summary.js';
+import { startupSummary, warnOfPlannerFallback } from './startup-summary.js';
 import { clusterMetricsOf } from './cluster-metrics.js';
 
 /**
@@ -19,6 +19,8 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && config.auth.mode === 'none') {
     console.warn('WARNING: AUTH_MODE=none: authentication is disabled and every caller is the local identity. Never run this in production.');
   }
+  // Said once, by the process that says `started`, not by each worker.
+  if (cluster.isPrimary) warnOfPlannerFallback(config, createLogger({ level: config.logLevel }));
   if (cluster.isPrimary && config.workers > 1) superviseWorkers(config, createLogger({ level: config.logLevel }));
   else await serve(config);
 }

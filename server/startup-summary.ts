@@ -1,9 +1,10 @@
+import type { Logger } from 'pino';
 import { displayUrl } from '../kernel/display-url.js';
 import type { SystemConfig } from './config.js';
 
 /**
  * What the `started` line says besides the ports, for the operator reading it: what runs here, how
- * many workers, which store, auth mode and catalog, and which executor. Addresses as `displayUrl`
+ * many workers, which store, auth mode and catalog, and which executor and planner. Addresses as `displayUrl`
  * shows them: no credential, query or inline catalog reaches the log.
  */
 export function startupSummary(config: SystemConfig): Record<string, unknown> {
@@ -15,7 +16,14 @@ export function startupSummary(config: SystemConfig): Record<string, unknown> {
     auth: config.auth.mode,
     ...(models && { store: storeOf(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
     ...(config.process.role !== 'subgraph' && { executor: config.gatewayExecutor }),
+    ...(config.gatewayPlanner && { planner: config.gatewayPlanner.mode }),
   };
+}
+
+/** The one line saying that Hive's planner, the default, does not load here (written before `started`). */
+export function warnOfPlannerFallback(config: SystemConfig, logger: Pick<Logger, 'warn'>): void {
+  const fallback = config.gatewayPlanner?.fallback;
+  if (fallback) logger.warn({ planner: 'apollo' }, fallback);
 }
 
 function storeOf(databaseUrl: string): string {

@@ -28,7 +28,7 @@ export function fromGraphQLError(error: { message: string; extensions?: Record<s
  * shown to clients as they are, like the contract's codes.
  */
 export function isGraphQLRequestCode(code: unknown): code is string {
-  return typeof code === 'string' && /^(GRAPHQL_|BAD_USER_INPUT|PERSISTED_QUERY|OPERATION_RESOLUTION)/.test(code);
+  return typeof code === 'string' && /^(GRAPHQL_|BAD_USER_INPUT|PERSISTED_QUERY|OPERATION_RESOLUTION|QUERY_PLANNING_FAILED)/.test(code);
 }
 
 type FieldResolver = (root: unknown, args: unknown, context: unknown, info: unknown) => unknown;

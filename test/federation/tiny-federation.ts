@@ -4,7 +4,7 @@ import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { parse } from 'graphql';
 import { composeSubgraphs } from '../../gateway/compose.js';
-import { startGateway } from '../../gateway/gateway.js';
+import { type GatewayOptions, startGateway } from '../../gateway/gateway.js';
 import { graphqlEndpoint } from '../../gateway/graphql-endpoint.js';
 import { InProcessClient } from '../../gateway/executor/in-process-client.js';
 import { RemoteClient } from '../../gateway/executor/remote-client.js';
@@ -12,7 +12,7 @@ import type { SubgraphClient } from '../../gateway/executor/subgraph-client.js';
 import { upstreamTimeout } from '../../gateway/pipeline/upstream-timeout.js';
 import { operationLimits } from '../../gateway/pipeline/operation-limits.js';
 import { pino } from 'pino';
-import { GATEWAY_EXECUTOR } from '../support/executor-mode.js';
+import { GATEWAY_EXECUTOR, GATEWAY_PLANNER } from '../support/executor-mode.js';
 import { RequestPipeline } from '../../gateway/pipeline/pipeline.js';
 import { requestId } from '../../gateway/pipeline/request-id.js';
 import { Authorizer } from '../../kernel/identity/authorization.js';
@@ -26,7 +26,7 @@ export const FEDERATION_LINK =
 
 export interface TinySubgraph {
   name: string;
-  /** SDL without the federation `@link`, which is added. */
+  /** SDL without the federation `@link`, which is added; or with its own `extend schema @link(...)` first (other imports). */
   typeDefs: string;
   resolvers: GraphQLResolverMap<unknown>;
 }
@@ -39,6 +39,10 @@ export interface TinyFederation {
   stop(): Promise<void>;
 }
 
+function withFederationLink(typeDefs: string): string {
+  return /^\s*extend schema\b/.test(typeDefs) ? typeDefs : `${FEDERATION_LINK}\n${typeDefs}`;
+}
+
 /** A subgraph of a tiny federation reached over HTTP, as distributed mode reaches ours. */
 export function remoteSubgraph(url: string): SubgraphClient {
   return new RemoteClient({ name: 'remote', url }, new RequestPipeline([requestId(), upstreamTimeout(30_000)]));
@@ -47,11 +51,16 @@ export function remoteSubgraph(url: string): SubgraphClient {
 /**
  * A small self-contained supergraph behind our own wiring: the subgraphs are composed with our
  * `composeSubgraphs`, served by `InProcessClient`s (or the clients given, e.g. a remote one that is
- * down), planned by our `startGateway` (in the executor mode the suite runs in), and answered by our
+ * down), planned by our `startGateway` (in the executor and planner modes the suite runs in, unless
+ * `modes` says otherwise: `{ executor: 'apollo' }` is the stock reference), and answered by our
  * `graphqlEndpoint` with its error masking and limits, as a client sees it.
  */
-export async function startTinyFederation(subgraphs: TinySubgraph[], replaced: Record<string, SubgraphClient> = {}): Promise<TinyFederation> {
-  const schemas = subgraphs.map((s) => ({ name: s.name, schema: buildSubgraphSchema({ typeDefs: parse(`${FEDERATION_LINK}\n${s.typeDefs}`), resolvers: s.resolvers }) }));
+export async function startTinyFederation(
+  subgraphs: TinySubgraph[],
+  replaced: Record<string, SubgraphClient> = {},
+  modes: Partial<Pick<GatewayOptions, 'executor' | 'planner'>> = {},
+): Promise<TinyFederation> {
+  const schemas = subgraphs.map((s) => ({ name: s.name, schema: buildSubgraphSchema({ typeDefs: parse(withFederationLink(s.typeDefs)), resolvers: s.resolvers }) }));
   const { supergraphSdl, errors } = composeSubgraphs(schemas.map(({ name, schema }) => ({ name, sdl: printSubgraphSchema(schema) })));
   if (!supergraphSdl) throw new Error(`tiny supergraph does not compose: ${errors.map((e) => e.message).join('; ')}`);
   const calls: Record<string, number> = {};
@@ -66,7 +75,7 @@ export async function startTinyFederation(subgraphs: TinySubgraph[], replaced: R
       },
     };
   }
-  const gateway = await startGateway(supergraphSdl, clients, { executor: GATEWAY_EXECUTOR, logger: pino({ level: 'silent' }) });
+  const gateway = await startGateway(supergraphSdl, clients, { executor: GATEWAY_EXECUTOR, planner: GATEWAY_PLANNER, ...modes, logger: pino({ level: 'silent' }) });
   const endpoint = await graphqlEndpoint({
     gateway,
     supergraphSdl,

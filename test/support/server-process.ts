@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { projectPath } from '../../kernel/project.js';
 import type { Answer } from './system.js';
 import { stopAtScopeEnd } from './cleanup.js';
-import { GATEWAY_EXECUTOR } from './executor-mode.js';
+import { GATEWAY_EXECUTOR, plannerOfTheSuite } from './executor-mode.js';
 
 /**
  * The built server (`node dist/server/main.js`, run `npm run build` first) as a child process, the
@@ -52,6 +52,7 @@ export async function spawnServer(env: Record<string, string>, options: { envFil
       GATEWAY_PORT: '0',
       LOG_LEVEL: 'info',
       GATEWAY_EXECUTOR,
+      ...plannerOfTheSuite(),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

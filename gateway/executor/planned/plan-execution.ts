@@ -125,7 +125,7 @@ async function executeFetch(run: PlanRun, fetch: FetchNode, cursor: Cursor): Pro
 }
 
 /** The variables a fetch uses, those the client gave (an absent one stays absent). */
-function fetchVariables(fetch: FetchNode, provided: Record<string, unknown>): Record<string, unknown> {
+export function fetchVariables(fetch: { variableUsages?: string[] }, provided: Record<string, unknown>): Record<string, unknown> {
   const variables: Record<string, unknown> = Object.create(null);
   for (const name of fetch.variableUsages ?? []) {
     if (Object.hasOwn(provided, name) && provided[name] !== undefined) variables[name] = provided[name];
@@ -153,7 +153,7 @@ async function sendFetch(
  * As `downstreamServiceError`: the subgraph's message and extensions with `serviceName`, the code
  * DOWNSTREAM_SERVICE_ERROR when the subgraph gave none, the path moved into the client's answer.
  */
-function downstreamServiceError(error: { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> }, serviceName: string, pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined): GraphQLError {
+export function downstreamServiceError(error: { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> }, serviceName: string, pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined): GraphQLError {
   const message = error.message || `Error while fetching subquery from service "${serviceName}"`;
   const code = error.extensions?.code;
   // The gateway looks codes up in a plain object (`errorCodeDef`): a code that an object inherits
@@ -230,7 +230,7 @@ function selectRepresentation(source: Record<string, unknown> | null, selections
 }
 
 /** As the gateway's deepMerge: objects merged key by key, lists of equal length element by element. */
-function deepMerge(target: Record<string, unknown> | undefined, source: Record<string, unknown> | null | undefined): void {
+export function deepMerge(target: Record<string, unknown> | undefined, source: Record<string, unknown> | null | undefined): void {
   if (source === undefined || source === null || target === undefined) return;
   for (const key of Object.keys(source)) {
     const value = source[key];

@@ -5,6 +5,7 @@ import type { OperationExecutor, OperationRequest } from '../executor.js';
 import type { SubgraphClient } from '../subgraph-client.js';
 import { type PlanNode, type PlanRun, type QueryPlan, executePlan, isExecutablePlan } from './plan-execution.js';
 import { type ResultShape, compileResultShape } from './result-shaping.js';
+import type { HivePlanNode } from './hive-plan-execution.js';
 
 /** What the second and later requests of an operation need: its plan, compiled. */
 interface PlannedOperation {
@@ -79,19 +80,24 @@ export class PlannedOperations implements OperationExecutor {
 
   private compile(plan: QueryPlan, document: DocumentNode, operation: OperationDefinitionNode): PlannedOperation | null {
     if (plan.node && !isExecutablePlan(plan.node, this.apiSchema)) return null;
-    const fragments = document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
     this.federationApiSchema ??= Supergraph.build(this.supergraphSdl).apiSchema();
-    let federationOperation;
-    try {
-      // As `executeQueryPlan` reads the operation: its definition and the document's fragments, unvalidated.
-      federationOperation = operationFromDocument(this.federationApiSchema, { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] }, { validate: false });
-    } catch {
-      return null;
-    }
-    const shape = compileResultShape(this.apiSchema, federationOperation);
+    const shape = operationShape(this.apiSchema, this.federationApiSchema, document, operation);
     if (!shape) return null;
     return { operation, node: plan.node, shape, passThrough: !this.hidesElements && sendsClientSelection(plan.node, operation) };
   }
+}
+
+/** The shaping of an operation's answer (result-shaping.ts); null when the gateway's executor must answer it. */
+export function operationShape(apiSchema: GraphQLSchema, federationApiSchema: Schema, document: DocumentNode, operation: OperationDefinitionNode): ResultShape | null {
+  const fragments = document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+  let federationOperation;
+  try {
+    // As `executeQueryPlan` reads the operation: its definition and the document's fragments, unvalidated.
+    federationOperation = operationFromDocument(federationApiSchema, { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] }, { validate: false });
+  } catch {
+    return null;
+  }
+  return compileResultShape(apiSchema, federationOperation);
 }
 
 /**
@@ -99,7 +105,7 @@ export class PlannedOperations implements OperationExecutor {
  * under `extensions.valueCompletion` when no fetch failed, and a shaping failure is the answer's
  * one error.
  */
-function answer(fetchErrors: GraphQLError[], shape: ResultShape, gathered: Record<string, unknown>, variables: Record<string, unknown>): ExecutionResult {
+export function answer(fetchErrors: GraphQLError[], shape: ResultShape, gathered: Record<string, unknown>, variables: Record<string, unknown>): ExecutionResult {
   let shaped;
   try {
     shaped = shape.shape(gathered, variables);
@@ -115,7 +121,7 @@ function answer(fetchErrors: GraphQLError[], shape: ResultShape, gathered: Recor
  * subgraph's graphql-js execution has then shaped the answer as the gateway would (GET /models,
  * :validate, /compute, :query and most single-subgraph operations).
  */
-function sendsClientSelection(node: PlanNode | undefined, operation: OperationDefinitionNode): boolean {
+export function sendsClientSelection(node: PlanNode | HivePlanNode | undefined, operation: OperationDefinitionNode): boolean {
   if (node?.kind !== 'Fetch' || node.requires?.length) return false;
   const sent = parse(node.operation).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   return !!sent && sent.operation === operation.operation && print(sent.selectionSet) === print(operation.selectionSet);

@@ -1,0 +1,327 @@
+import type {
+  BatchFetchNode,
+  EntityBatchAlias,
+  FetchNode,
+  FetchNodePathSegment,
+  FetchRewrite,
+  FlattenNodePathSegment,
+  PlanNode,
+  RequiresSelection,
+} from '@graphql-hive/router-query-planner';
+import { type GraphQLError, type GraphQLSchema, isAbstractType, isObjectType } from 'graphql';
+import type { SubgraphClient } from '../subgraph-client.js';
+import { type PlanRun, deepMerge, downstreamServiceError, fetchVariables } from './plan-execution.js';
+
+export type HivePlanNode = PlanNode;
+
+type Path = Array<string | number>;
+type Entity = Record<string, unknown>;
+
+/** An entity of the answer so far, with its path in the client's answer (for errors). */
+interface Located {
+  entity: Entity;
+  path: Path;
+}
+
+/**
+ * Runs a plan of Hive's query planner in its own shapes, with @apollo/gateway's executor semantics
+ * wherever the two formats say the same thing (plan-execution.ts: representations, merging, error
+ * relaying, `_entities` checks), so that an answer differs from the stock gateway's only where
+ * the plan does:
+ * - Flatten paths are typed: `{Field}`, `@` and `{TypeCondition: [...]}`, where an entity passes
+ *   only if its `__typename` is, or implements, one of the types;
+ * - `requires` fields read the entity's `name` (an internal alias such as `_internal_qp_alias_0`,
+ *   fetched with the arguments `@requires` states) and write the `alias` the subgraph expects
+ *   (`comments`), so that the client's own `comments(limit: 1)` stays beside it, unmixed;
+ * - `inputRewrites` / `outputRewrites`: value setters (an interface object's `__typename`) and key
+ *   renamers, on the representations sent and the entities received;
+ * - BatchFetch: several entity fetches to one subgraph as one request, one `_entities` alias each,
+ *   aliases sharing a representations variable sharing its (deduplicated) list;
+ * - Condition: the branch of the `@skip`/`@include` variable's coerced value.
+ * Internal aliases stay in the gathered data; shaping to the client's operation leaves them out.
+ */
+export interface HivePlanRun extends PlanRun {
+  /** The client's variables coerced, defaults applied: what Condition nodes read. */
+  coerced: Record<string, unknown>;
+}
+
+/** Whether `executeHivePlan` runs every node (`@defer` and subscriptions stay with the gateway). */
+export function isExecutableHivePlan(node: PlanNode): boolean {
+  switch (node.kind) {
+    case 'Sequence':
+    case 'Parallel':
+      return node.nodes.every(isExecutableHivePlan);
+    case 'Condition':
+      return [node.ifClause, node.elseClause].every((branch) => !branch || isExecutableHivePlan(branch));
+    case 'Flatten':
+      return node.node.kind === 'Fetch' && !!node.node.requires && noFragmentSpreads(node.node.requires);
+    case 'Fetch':
+      return !node.requires;
+    case 'BatchFetch':
+      return node.entityBatch.aliases.every((alias) => noFragmentSpreads(alias.requires));
+    default:
+      return false;
+  }
+}
+
+function noFragmentSpreads(selections: readonly RequiresSelection[]): boolean {
+  return selections.every((s) => s.kind !== 'FragmentSpread' && (s.kind === 'Field' ? noFragmentSpreads(s.selections ?? []) : noFragmentSpreads(s.selections)));
+}
+
+export async function executeHivePlan(run: HivePlanRun, node: PlanNode): Promise<Record<string, unknown>> {
+  const data: Record<string, unknown> = Object.create(null);
+  await executeNode(run, node, data);
+  return data;
+}
+
+async function executeNode(run: HivePlanRun, node: PlanNode, data: Record<string, unknown>): Promise<void> {
+  switch (node.kind) {
+    case 'Sequence':
+      for (const child of node.nodes) await executeNode(run, child, data);
+      return;
+    case 'Parallel':
+      await Promise.all(node.nodes.map((child) => executeNode(run, child, data)));
+      return;
+    case 'Condition': {
+      const branch = run.coerced[node.condition] === true ? node.ifClause : node.elseClause;
+      if (branch) await executeNode(run, branch, data);
+      return;
+    }
+    case 'Flatten':
+      return collected(run, () => fetchEntities(run, node.node as FetchNode, entitiesAt(run.schema, data, node.path), pathNames(node.path)));
+    case 'Fetch':
+      return collected(run, () => fetchRoot(run, node, data));
+    case 'BatchFetch':
+      return collected(run, () => fetchBatch(run, node, data));
+    default:
+      throw new Error(`plan node ${node.kind} is not executed here`);
+  }
+}
+
+/** A fetch that fails as a whole is an error of the answer, as in the gateway. */
+async function collected(run: HivePlanRun, fetch: () => Promise<void>): Promise<void> {
+  try {
+    await fetch();
+  } catch (error) {
+    run.errors.push(error as GraphQLError);
+  }
+}
+
+async function fetchRoot(run: HivePlanRun, fetch: FetchNode, data: Record<string, unknown>): Promise<void> {
+  const received = await send(run, fetch, fetchVariables(fetch, run.variables), (path) => (path ? [...path] : undefined));
+  deepMerge(data, rewritten(run.schema, received, fetch.outputRewrites) as Entity | null | undefined);
+}
+
+async function fetchEntities(run: HivePlanRun, fetch: FetchNode, located: Located[], flattenPath: Path): Promise<void> {
+  const targets: Located[] = [];
+  const representations: Entity[] = [];
+  for (const location of located) {
+    const representation = representationOf(run.schema, location.entity, fetch.requires!, fetch.inputRewrites);
+    if (!representation) continue;
+    targets.push(location);
+    representations.push(representation);
+  }
+  if (representations.length < 1) return;
+  const variables = fetchVariables(fetch, run.variables);
+  if ('representations' in variables) throw new Error('Variables cannot contain key "representations"');
+  variables.representations = representations;
+  const received = await send(run, fetch, variables, (path) => {
+    if (typeof path?.[1] === 'number') return [...(targets[path[1]]?.path ?? []), ...path.slice(2)];
+    return path ? [...flattenPath, ...path] : undefined;
+  });
+  if (!received) return;
+  mergeEntities(run.schema, received._entities, targets, fetch.outputRewrites);
+}
+
+/** One request with an `_entities` alias per entity fetch of the batch. */
+async function fetchBatch(run: HivePlanRun, batch: BatchFetchNode, data: Record<string, unknown>): Promise<void> {
+  const lists = new Map<string, { representations: Entity[]; indexOf: Map<string, number> }>();
+  const aliases = new Map<string, { alias: EntityBatchAlias; targets: Located[]; indexes: number[]; pathsOf: Map<number, Path[]> }>();
+  for (const alias of batch.entityBatch.aliases) {
+    let list = lists.get(alias.representationsVariableName);
+    if (!list) lists.set(alias.representationsVariableName, (list = { representations: [], indexOf: new Map() }));
+    const state = { alias, targets: [] as Located[], indexes: [] as number[], pathsOf: new Map<number, Path[]>() };
+    for (const path of alias.paths) {
+      for (const location of entitiesAt(run.schema, data, path)) {
+        const representation = representationOf(run.schema, location.entity, alias.requires, alias.inputRewrites);
+        if (!representation) continue;
+        const identity = JSON.stringify(representation);
+        let index = list.indexOf.get(identity);
+        if (index === undefined) {
+          index = list.representations.push(representation) - 1;
+          list.indexOf.set(identity, index);
+        }
+        state.targets.push(location);
+        state.indexes.push(index);
+        state.pathsOf.set(index, [...(state.pathsOf.get(index) ?? []), location.path]);
+      }
+    }
+    aliases.set(alias.alias, state);
+  }
+  if ([...lists.values()].every((list) => list.representations.length === 0)) return;
+  const variables = fetchVariables(batch, run.variables);
+  for (const [name, list] of lists) {
+    if (name in variables) throw new Error(`Variables cannot contain key "${name}"`);
+    variables[name] = list.representations;
+  }
+  const received = await send(run, batch, variables, (path) => {
+    const state = typeof path?.[0] === 'string' ? aliases.get(path[0]) : undefined;
+    // One error per entity that representation stands for; the first path here, as one error relays one path.
+    if (state && typeof path?.[1] === 'number') return [...(state.pathsOf.get(path[1])?.[0] ?? []), ...path.slice(2)];
+    return path ? [...path] : undefined;
+  });
+  if (!received) return;
+  for (const [name, state] of aliases) {
+    if (state.targets.length === 0) continue;
+    const entities = rewritten(run.schema, received[name], state.alias.outputRewrites);
+    if (!Array.isArray(entities)) throw new Error(`Expected "data.${name}" in response to be an array`);
+    state.targets.forEach((target, i) => mergeEntity(target.entity, entities[state.indexes[i]!] as Entity | null));
+  }
+}
+
+/** Merges each received entity into the entity it represents, as the gateway's `executeFetch`. */
+function mergeEntities(schema: GraphQLSchema, received: unknown, targets: Located[], outputRewrites: FetchRewrite[] | undefined): void {
+  const entities = rewritten(schema, received, outputRewrites);
+  if (!Array.isArray(entities)) throw new Error('Expected "data._entities" in response to be an array');
+  if (entities.length !== targets.length) throw new Error(`Expected "data._entities" to contain ${targets.length} elements`);
+  entities.forEach((entity: Entity | null, index) => mergeEntity(targets[index]!.entity, entity));
+}
+
+function mergeEntity(target: Entity, received: Entity | null | undefined): void {
+  if (received && !received.__typename) received.__typename = target.__typename;
+  deepMerge(target, received);
+}
+
+/** One subgraph request; its errors land in `run.errors` with paths into the client's answer. */
+async function send(
+  run: HivePlanRun,
+  fetch: FetchNode | BatchFetchNode,
+  variables: Record<string, unknown>,
+  pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined,
+): Promise<Record<string, unknown> | null | undefined> {
+  const source: SubgraphClient | undefined = run.subgraphs[fetch.serviceName];
+  if (!source) throw new Error(`Couldn't find service with name "${fetch.serviceName}"`);
+  const response = await source.fetch({ query: fetch.operation, variables, operationName: fetch.operationName }, run.context);
+  for (const error of response.errors ?? []) run.errors.push(downstreamServiceError(error, fetch.serviceName, pathOf));
+  return response.data as Record<string, unknown> | null | undefined;
+}
+
+/** The entities a typed flatten path reaches, each with its concrete path. */
+function entitiesAt(schema: GraphQLSchema, data: unknown, segments: readonly FlattenNodePathSegment[]): Located[] {
+  const found: Located[] = [];
+  const walk = (value: unknown, index: number, path: Path) => {
+    if (value === null || value === undefined || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      // `@`, or the end of the path on a list: every element.
+      const next = segments[index] === '@' ? index + 1 : index;
+      value.forEach((element, i) => walk(element, next, [...path, i]));
+      return;
+    }
+    const segment = segments[index];
+    const object = value as Entity;
+    if (segment === undefined) {
+      found.push({ entity: object, path });
+    } else if (segment === '@') {
+      return;
+    } else if ('Field' in segment) {
+      if (Object.hasOwn(object, segment.Field)) walk(object[segment.Field], index + 1, [...path, segment.Field]);
+    } else if (typeof object.__typename !== 'string' || satisfies(schema, object.__typename, segment.TypeCondition)) {
+      walk(object, index + 1, path);
+    }
+  };
+  walk(data, 0, []);
+  return found;
+}
+
+/** The response names of a flatten path, for an error the subgraph gave without an entity index. */
+function pathNames(segments: readonly FlattenNodePathSegment[]): Path {
+  return segments.flatMap((segment) => (segment === '@' ? ['@'] : 'Field' in segment ? [segment.Field] : []));
+}
+
+/** Whether an object of type `typename` is one of `conditions` or implements / belongs to one. */
+function satisfies(schema: GraphQLSchema, typename: unknown, conditions: readonly string[]): boolean {
+  if (typeof typename !== 'string') return false;
+  if (conditions.includes(typename)) return true;
+  const type = schema.getType(typename);
+  if (!isObjectType(type)) return false;
+  return conditions.some((name) => {
+    const condition = schema.getType(name);
+    return isAbstractType(condition) && schema.isSubType(condition, type);
+  });
+}
+
+/**
+ * An entity's representation: what `requires` selects of it, rewritten; null when a selected field
+ * is missing or it has no `__typename` (the gateway's `executeFetch` skips such an entity).
+ */
+function representationOf(schema: GraphQLSchema, entity: Entity, requires: readonly RequiresSelection[], inputRewrites: FetchRewrite[] | undefined): Entity | null {
+  const representation = select(schema, entity, requires);
+  if (!representation?.__typename) return null;
+  return rewritten(schema, representation, inputRewrites) as Entity;
+}
+
+function select(schema: GraphQLSchema, source: Entity | null, selections: readonly RequiresSelection[]): Entity | null {
+  if (source === null) return null;
+  const result: Entity = {};
+  for (const selection of selections) {
+    if (selection.kind === 'Field') {
+      const written = selection.alias ?? selection.name;
+      let value = Object.hasOwn(source, selection.name) ? source[selection.name] : undefined;
+      if (value === undefined && Object.hasOwn(source, written)) value = source[written];
+      if (value === undefined) return null;
+      const nested = selection.selections;
+      if (Array.isArray(value)) result[written] = value.map((element) => (nested ? select(schema, element as Entity | null, nested) : element));
+      else result[written] = nested ? select(schema, value as Entity | null, nested) : value;
+    } else if (selection.kind === 'InlineFragment' && satisfies(schema, source.__typename, [selection.typeCondition])) {
+      deepMerge(result, select(schema, source, selection.selections));
+    }
+  }
+  return result;
+}
+
+/** Applies value setters and key renamers in order; a value setter builds new objects along its path. */
+function rewritten(schema: GraphQLSchema, value: unknown, rewrites: readonly FetchRewrite[] | undefined): unknown {
+  let current = value;
+  for (const rewrite of rewrites ?? []) {
+    if ('KeyRenamer' in rewrite) renameKey(schema, current, rewrite.KeyRenamer.path, rewrite.KeyRenamer.renameKeyTo);
+    else {
+      const setter = 'ValueSetter' in rewrite ? rewrite.ValueSetter : rewrite;
+      current = setValue(schema, current, setter.path, setter.setValueTo);
+    }
+  }
+  return current;
+}
+
+function setValue(schema: GraphQLSchema, value: unknown, path: readonly FetchNodePathSegment[], to: string): unknown {
+  if (Array.isArray(value)) return value.map((element) => setValue(schema, element, path, to));
+  const [head, ...rest] = path;
+  if (head === undefined) return to;
+  if (value === null || typeof value !== 'object') return value;
+  const object = value as Entity;
+  if ('TypenameEquals' in head) return typenameMatches(schema, object, head.TypenameEquals) ? setValue(schema, object, rest, to) : object;
+  if (rest.length === 0) return object[head.Key] === to ? object : { ...object, [head.Key]: to };
+  const nested = object[head.Key];
+  return nested === null || nested === undefined ? object : { ...object, [head.Key]: setValue(schema, nested, rest, to) };
+}
+
+function renameKey(schema: GraphQLSchema, value: unknown, path: readonly FetchNodePathSegment[], to: string): void {
+  if (Array.isArray(value)) return value.forEach((element) => renameKey(schema, element, path, to));
+  const [head, ...rest] = path;
+  if (head === undefined || value === null || typeof value !== 'object') return;
+  const object = value as Entity;
+  if ('TypenameEquals' in head) {
+    if (typenameMatches(schema, object, head.TypenameEquals)) renameKey(schema, object, rest, to);
+  } else if (rest.length === 0) {
+    if (Object.hasOwn(object, head.Key)) {
+      object[to] = object[head.Key];
+      delete object[head.Key];
+    }
+  } else {
+    renameKey(schema, object[head.Key], rest, to);
+  }
+}
+
+/** A `TypenameEquals` segment: an object without `__typename` passes (it is the type the plan expects there). */
+function typenameMatches(schema: GraphQLSchema, object: Entity, types: string | readonly string[]): boolean {
+  return object.__typename === undefined || satisfies(schema, object.__typename, typeof types === 'string' ? [types] : types);
+}

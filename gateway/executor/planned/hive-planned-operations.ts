@@ -1,0 +1,96 @@
+import { type Schema, Supergraph } from '@apollo/federation-internals';
+import type { QueryPlanner } from '@graphql-hive/router-query-planner';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, type OperationDefinitionNode, getOperationAST, getVariableValues, print } from 'graphql';
+import type { OperationExecutor, OperationRequest } from '../executor.js';
+import type { HivePlannerClass } from '../planner.js';
+import type { SubgraphClient } from '../subgraph-client.js';
+import { type HivePlanNode, type HivePlanRun, executeHivePlan, isExecutableHivePlan } from './hive-plan-execution.js';
+import { answer, operationShape, sendsClientSelection } from './planned-operations.js';
+import type { ResultShape } from './result-shaping.js';
+
+/** What every request of an operation needs: its Hive plan and its answer's shape, compiled once. */
+interface HivePlannedOperation {
+  operation: OperationDefinitionNode;
+  node: HivePlanNode | undefined;
+  shape: ResultShape;
+  passThrough: boolean;
+}
+
+/** An operation Hive's planner refuses: every request of it gets this error. */
+interface Unplannable {
+  error: GraphQLError;
+}
+
+/** GATEWAY_PLANNER=hive: the code of the error an operation gets that no plan can answer correctly. */
+export const QUERY_PLANNING_FAILED = 'QUERY_PLANNING_FAILED';
+
+/**
+ * GATEWAY_EXECUTOR=planned with GATEWAY_PLANNER=hive: every operation, its first request included,
+ * is planned by Hive's query planner and run by hive-plan-execution.ts; the answer is shaped as
+ * the gateway shapes it (result-shaping.ts), which leaves the plan's internal aliases out. Plans are
+ * kept per parsed document and operation name, as PlannedOperations keeps @apollo/gateway's; the
+ * first requests of an operation arriving together share one planning.
+ *
+ * An operation Hive's planner cannot plan (say, a field of a non-resolvable interface object) is
+ * answered with a QUERY_PLANNING_FAILED error rather than a wrong `null` (issue 28). Introspection,
+ * `@defer` and subscriptions stay with @apollo/gateway, planned by Apollo's planner.
+ */
+export class HivePlannedOperations implements OperationExecutor {
+  private readonly plans = new WeakMap<DocumentNode, Map<string, Promise<HivePlannedOperation | Unplannable | null>>>();
+  private readonly planner: QueryPlanner;
+  private federationApiSchema: Schema | undefined;
+  private readonly hidesElements: boolean;
+
+  constructor(
+    Planner: HivePlannerClass,
+    private readonly apiSchema: GraphQLSchema,
+    private readonly supergraphSdl: string,
+  ) {
+    this.planner = new Planner(supergraphSdl);
+    this.hidesElements = /(?<!directive )@inaccessible\b/.test(supergraphSdl);
+  }
+
+  async execute(request: OperationRequest, subgraphs: Readonly<Record<string, SubgraphClient>>): Promise<ExecutionResult | null> {
+    const planned = await this.planned(request.document, request.operationName);
+    if (!planned) return null;
+    if ('error' in planned) return { errors: [planned.error] };
+    const { variables } = request;
+    let coerced: Record<string, unknown> = {};
+    if (planned.operation.variableDefinitions?.length) {
+      const values = getVariableValues(this.apiSchema, planned.operation.variableDefinitions, variables);
+      if (values.errors) return { errors: values.errors };
+      coerced = values.coerced;
+    }
+    if (!planned.shape.acceptsVariables(variables)) return null;
+    const run: HivePlanRun = { subgraphs, context: request.context, variables, coerced, schema: this.apiSchema, errors: [] };
+    const gathered = planned.node ? await executeHivePlan(run, planned.node) : Object.create(null);
+    if (planned.passThrough && run.errors.length === 0 && Object.keys(gathered).length > 0) return { data: gathered };
+    return answer(run.errors, planned.shape, gathered, variables);
+  }
+
+  private planned(document: DocumentNode, operationName: string | undefined): Promise<HivePlannedOperation | Unplannable | null> {
+    let byName = this.plans.get(document);
+    if (!byName) this.plans.set(document, (byName = new Map()));
+    const name = operationName ?? '';
+    let planned = byName.get(name);
+    if (!planned) byName.set(name, (planned = this.plan(document, operationName)));
+    return planned;
+  }
+
+  private async plan(document: DocumentNode, operationName: string | undefined): Promise<HivePlannedOperation | Unplannable | null> {
+    const operation = getOperationAST(document, operationName);
+    if (!operation) return null;
+    this.federationApiSchema ??= Supergraph.build(this.supergraphSdl).apiSchema();
+    // Introspection and what shaping leaves to the gateway are not planned here.
+    const shape = operationShape(this.apiSchema, this.federationApiSchema, document, operation);
+    if (!shape) return null;
+    let node: HivePlanNode | undefined;
+    try {
+      ({ node } = await this.planner.planAsync(print(document), operationName ?? null, new Set(), 0));
+    } catch {
+      return { error: new GraphQLError('This operation cannot be planned across the subgraphs.', { extensions: { code: QUERY_PLANNING_FAILED } }) };
+    }
+    if (node && !isExecutableHivePlan(node)) return null;
+    return { operation, node, shape, passThrough: !this.hidesElements && sendsClientSelection(node, operation) };
+  }
+}
