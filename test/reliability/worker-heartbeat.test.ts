@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { localProfileEnv } from '../subgraphs/indicators/local-profile.js';
-import { type ServerProcess, partialRequest, spawnServer } from '../support/server-process.js';
+import { type ServerProcess, partialRequest, spawnServer, isAlive, logged, workerPids } from '../support/server-process.js';
 import { NO_AUTH, call } from '../support/system.js';
 import { eventually } from '../support/load-loop.js';
 
@@ -10,33 +9,8 @@ import { eventually } from '../support/load-loop.js';
  * replaced, and a request in flight on it ends with a connection error, never a hang. A stop kills
  * what has not drained past its time. A stuck worker is played by one stopped with SIGSTOP.
  */
-function workerPids(server: ServerProcess): number[] {
-  try {
-    return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'pid='], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
 
-function logged(server: ServerProcess, msg: string): Array<Record<string, any>> {
-  return server
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, any>)
-    .filter((entry) => entry.msg === msg);
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** Two requests in flight, opened one after the other: the primary hands them to the two workers in turn. */
+/** Two requests in flight, opened one after the other (the primary hands each to a worker that is free). */
 async function oneInFlightOnEachWorker(server: ServerProcess) {
   const requests = [1, 2].map(() => partialRequest(server.url('gateway'), 'POST', '/graphql', { query: '{ modelVersions { model } }' }));
   for (const request of requests) await request.sent;
@@ -54,7 +28,7 @@ test('a worker whose event loop is stuck is killed and replaced; its request in 
     const outcomes = await Promise.all(inFlight);
     expect(outcomes.sort()).toEqual([200, expect.stringMatching(/^(ECONNRESET|EPIPE|socket hang up)$/)].sort());
     expect(await eventually(() => logged(server, 'worker replaced').length === 1)).toBe(true);
-    expect(alive(stuck!)).toBe(false);
+    expect(isAlive(stuck!)).toBe(false);
     expect(workerPids(server)).toContain(healthy);
     const after = await Promise.all(Array.from({ length: 6 }, () => call(server.url('core'), 'GET', '/admin/health', { headers: { connection: 'close' } })));
     expect(after.map((answer) => answer.status)).toEqual(Array(6).fill(200));
@@ -85,8 +59,8 @@ test('a stop kills a worker that cannot drain once SHUTDOWN_GRACE_MS (and a marg
     const exit = await server.exited;
     expect(exit).toEqual({ code: 1, signal: null });
     expect(logged(server, 'worker did not stop in time; killing it')).toEqual([expect.objectContaining({ workerPid: stuck })]);
-    expect(alive(stuck!)).toBe(false);
+    expect(isAlive(stuck!)).toBe(false);
   } finally {
-    if (alive(stuck!)) process.kill(stuck!, 'SIGKILL');
+    if (isAlive(stuck!)) process.kill(stuck!, 'SIGKILL');
   }
 });

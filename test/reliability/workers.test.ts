@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { localProfileEnv, sampleRequest } from '../subgraphs/indicators/local-profile.js';
-import { type ServerProcess, partialRequest, spawnServer, tryConnect } from '../support/server-process.js';
+import { type ServerProcess, partialRequest, spawnServer, tryConnect, isAlive, logged, workerPids } from '../support/server-process.js';
 import { type Answer, NO_AUTH } from '../support/system.js';
 import { eventually, loadLoop } from '../support/load-loop.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
@@ -51,24 +50,6 @@ function parseJson(text: string): any {
   }
 }
 
-/** The primary's children, as the operating system sees them. */
-function workerPids(server: ServerProcess): number[] {
-  try {
-    return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'pid='], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  } catch {
-    return []; // ps exits 1 when there is none
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /**
  * The worker that answered a request: the pid on its access log line (ACCESS_LOG, on by default),
  * found by the request id the answer carries. Written as the answer goes out, so waited for.
@@ -82,15 +63,6 @@ async function answeredBy(server: ServerProcess, answer: Answer): Promise<number
 /** The workers that answered these requests. */
 async function workersOf(server: ServerProcess, answers: Answer[]): Promise<Set<number>> {
   return new Set(await Promise.all(answers.map((answer) => answeredBy(server, answer))));
-}
-
-/** Every line of the server's output that is pino JSON with this message. */
-function logged(server: ServerProcess, msg: string): Array<Record<string, any>> {
-  return server
-    .output()
-    .split('\n')
-    .map(parseJson)
-    .filter((entry) => entry?.msg === msg);
 }
 
 describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
@@ -206,7 +178,7 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
     const exit = await server.exited;
     expect({ ...exit, output: exit.code === 0 ? '' : server.output() }).toEqual({ code: 0, signal: null, output: '' });
     await load.stop();
-    expect(workers.filter(alive)).toEqual([]);
+    expect(workers.filter(isAlive)).toEqual([]);
     expect(logged(server, 'stopping').map((entry) => entry.pid).sort()).toEqual([server.pid, ...workers].sort());
 
     const answered = outcomes.filter((o) => o.status !== 'no answer');

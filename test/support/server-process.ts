@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -170,4 +170,31 @@ export function tryConnect(port: number): Promise<string> {
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
   });
+}
+
+/** The primary's children, as the operating system sees them: its workers. */
+export function workerPids(server: ServerProcess): number[] {
+  try {
+    return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'pid='], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // ps exits 1 when there is none
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every line of the server's output that is pino JSON with this message (any worker's or the primary's). */
+export function logged(server: ServerProcess, msg: string): Array<Record<string, any>> {
+  return server
+    .output()
+    .split('\n')
+    .map(parseJson)
+    .filter((entry): entry is Record<string, any> => entry?.msg === msg);
 }
