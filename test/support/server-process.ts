@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request as httpRequest } from 'node:http';
@@ -126,6 +126,8 @@ function fail(message: string): never {
  */
 export interface PartialRequest {
   sent: Promise<void>;
+  /** The client side's port of its connection, once `sent` resolved (see `workerHolding`). */
+  localPort(): number | undefined;
   finish(): Promise<Answer>;
 }
 
@@ -153,6 +155,7 @@ export function partialRequest(base: string, method: string, path: string, body:
   const sent = new Promise<void>((resolve) => req.write(bytes.subarray(0, half), () => resolve()));
   return {
     sent,
+    localPort: () => req.socket?.localPort,
     finish: () => {
       req.end(bytes.subarray(half));
       return answer;
@@ -178,6 +181,42 @@ export function workerPids(server: ServerProcess): number[] {
     return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'pid='], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
   } catch {
     return []; // ps exits 1 when there is none
+  }
+}
+
+/**
+ * Which worker holds the server side of the connection whose client side is `clientPort`, as
+ * Linux sees it: the socket's inode from /proc/net/tcp{,6}, then the worker with a descriptor on it.
+ * The primary decides which worker gets a connection; a test that needs one on a given worker asks.
+ */
+export function workerHolding(server: ServerProcess, clientPort: number): number | undefined {
+  const inodes = ['tcp', 'tcp6'].flatMap((table) =>
+    readFileSync(`/proc/net/${table}`, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields.length > 9 && portOf(fields[2]!) === clientPort && Object.values(server.ports).includes(portOf(fields[1]!)))
+      .map((fields) => `socket:[${fields[9]}]`),
+  );
+  return workerPids(server).find((pid) => descriptors(pid).some((target) => inodes.includes(target)));
+}
+
+/** The port of an address in /proc/net/tcp's form, `0100007F:1F90`. */
+function portOf(address: string): number {
+  return parseInt(address.split(':').at(-1)!, 16);
+}
+
+function descriptors(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+      } catch {
+        return []; // closed meanwhile
+      }
+    });
+  } catch {
+    return []; // the process is gone
   }
 }
 
