@@ -8,10 +8,13 @@ import pg from 'pg';
 import { canonicalJson } from '../kernel/records/canonical-json.js';
 import type { JsonValue } from '../kernel/records/canonical-json.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
-import { type PayloadNumber, payloadNumbers } from '../subgraphs/models/store/record-numbers.js';
+import { type PayloadNumber, payloadNumbers } from '../subgraphs/models/domain/records/record-numbers.js';
 import { parseRecordFilter } from '../kernel/records/record-filter.js';
 import { type Principal, recordNamespace } from '../subgraphs/models/domain/records/record-store.js';
-import { type Backend, type SqlStatement, translateQuery, translateRead } from '../subgraphs/models/store/query-translator.js';
+import { type SqlStatement, translateQuery, translateRead } from '../subgraphs/models/store/query-translator.js';
+import type { Backend } from '../subgraphs/models/store/sql/sql-dialect.js';
+import { postgresqlDialect } from '../subgraphs/models/store/sql/postgresql-dialect.js';
+import { sqliteDialect } from '../subgraphs/models/store/sql/sqlite-dialect.js';
 import { type Figure, percentile, round } from './figures.js';
 import { load } from './load.js';
 import { SHARED_DATA, publishedCatalogEntry, sharedAssessment, sharedDataPresent, startBenchSystem } from './fixtures.js';
@@ -176,7 +179,7 @@ function graphClient(endpoint: string): (query: string, variables: Record<string
 /** The statement of a page of 100 records after `cursor`, all model versions, as the page figure's request reads it. */
 function keysetStatement(cursor: string): SqlStatement {
   const slice = { limit: PAGE_SIZE + 1, offset: 0, backwards: false, after: cursor, before: null };
-  return translateRead('postgresql', { where: [], sort: [], within: null }, OWNER, slice, true).search;
+  return translateRead(postgresqlDialect, { where: [], sort: [], within: null }, OWNER, slice, true).search;
 }
 
 export async function timeQuery(run: () => Promise<unknown[]>): Promise<{ p50: number; runs: number; found: number }> {
@@ -197,7 +200,7 @@ export async function timeQuery(run: () => Promise<unknown[]>): Promise<{ p50: n
  * kept), EXPLAIN QUERY PLAN on SQLite.
  */
 export async function explain(backend: Backend, url: string, rawFilter: unknown): Promise<string> {
-  return explainStatement(backend, url, translateQuery(backend, parseRecordFilter(rawFilter), OWNER, MODEL_VERSION));
+  return explainStatement(backend, url, translateQuery(backend === 'sqlite' ? sqliteDialect : postgresqlDialect, parseRecordFilter(rawFilter), OWNER, MODEL_VERSION));
 }
 
 async function explainStatement(backend: Backend, url: string, { sql, values }: SqlStatement): Promise<string> {

@@ -33,7 +33,7 @@ interface Entry {
  */
 export class InMemoryRecordStore implements RecordStore {
   /** The port names the two databases; this store orders text in code point order, as SQLite does. */
-  readonly backend = 'sqlite';
+  readonly dialect = { name: 'sqlite' };
   private readonly records = new Map<string, Entry>();
   /** The record key each idempotency claim stored, under claimKey. */
   private readonly claims = new Map<string, { fingerprint: string; record: string }>();
@@ -58,7 +58,8 @@ export class InMemoryRecordStore implements RecordStore {
     const key = recordKey(record.id, namespace);
     if (this.records.has(key)) throw new DomainError('RECORD_CONFLICT', `record ${record.id} already exists`);
     const now = new Date().toISOString();
-    const stored: StoredRecord = { ...structuredClone(record), createdAt: now, updatedAt: now, owner: { ...owner } };
+    const { id, model, version, payload } = structuredClone(record);
+    const stored: StoredRecord = { id, model, version, payload, createdAt: now, updatedAt: now, owner: { ...owner } };
     this.records.set(key, { record: stored, namespace, grants: new Set() });
     this.claims.set(claimKey(idempotency), { fingerprint: idempotency.fingerprint, record: key });
     return { outcome: 'created', record: structuredClone(stored) };

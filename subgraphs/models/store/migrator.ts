@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@libsql/client';
 import pg from 'pg';
 import { DomainError } from '../../../kernel/errors.js';
-import type { Backend } from './query-translator.js';
+import type { Backend } from './sql/sql-dialect.js';
 import { storeFailure } from './store-error.js';
 
 /**

@@ -5,9 +5,11 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { DomainError } from '../../../kernel/errors.js';
 import { migrate } from './migrator.js';
 import { type PoolObserver, cancellableRead, openPool } from './postgres-pool.js';
-import { PrismaRecordStore } from './prisma-record-store.js';
-import type { RowReader, StoreClient } from './prisma-record-store.js';
+import { SqlRecordStore } from './sql-record-store.js';
+import type { RowReader, StoreClient } from './sql-record-store.js';
 import type { RecordStore } from '../domain/records/record-store.js';
+import { postgresqlDialect } from './sql/postgresql-dialect.js';
+import { sqliteDialect } from './sql/sqlite-dialect.js';
 import { storeFailure } from './store-error.js';
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from './store-limits.js';
 
@@ -35,17 +37,17 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
   const limits = options.limits ?? DEFAULT_STORE_LIMITS;
   const transactionOptions = transactionBounds(limits);
   if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    await migrate('postgresql', databaseUrl, options.onMigrationApplied);
+    await migrate(postgresqlDialect.name, databaseUrl, options.onMigrationApplied);
     const { PrismaClient } = await import('../../../prisma/generated/postgresql/client.js');
     // One pool: Prisma's adapter writes through it, and the translated queries read through it.
     const pool = openPool(databaseUrl, limits, options.pool);
     const adapter = new PrismaPg(pool, { disposeExternalPool: true });
     const readRows: RowReader = (sql, values, signal) => cancellableRead(pool, databaseUrl, sql, values, signal);
-    return new PrismaRecordStore('postgresql', new PrismaClient({ adapter, transactionOptions }), readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
+    return new SqlRecordStore(postgresqlDialect, new PrismaClient({ adapter, transactionOptions }), readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
   }
   if (databaseUrl.startsWith('file:')) {
     const url = `file:${await prepareSqliteFile(databaseUrl)}`;
-    await migrate('sqlite', url, options.onMigrationApplied);
+    await migrate(sqliteDialect.name, url, options.onMigrationApplied);
     const { PrismaClient } = await import('../../../prisma/generated/sqlite/client.js');
     // Epoch milliseconds: instants compare as numbers in the translated queries. A statement waits
     // for another process's write lock (SQLite's busy timeout) as long as a statement may take.
@@ -53,9 +55,9 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
     // Same schema, same client shape (see StoreClient).
     const client = new PrismaClient({ adapter, transactionOptions }) as unknown as StoreClient;
     // A statement is not cancelled here (Prisma's libsql adapter gives no interrupt): none starts past
-    // the request's deadline, and the answer does not wait for one that runs (prisma-record-store.ts).
+    // the request's deadline, and the answer does not wait for one that runs (sql-record-store.ts).
     const readRows: RowReader = (sql, values) => client.$queryRawUnsafe(sql, ...values);
-    return new PrismaRecordStore('sqlite', client, readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
+    return new SqlRecordStore(sqliteDialect, client, readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
   }
   throw new DomainError('STORE_ERROR', 'the records store URL must start with file:, postgresql:// or postgres://');
 }

@@ -1,12 +1,9 @@
-import type { JsonValue } from '../../../kernel/records/canonical-json.js';
 import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from '../../../kernel/records/record-filter.js';
-import { type ModelVersion, type Principal, type RecordQuery, recordNamespace } from '../domain/records/record-store.js';
+import { type Grantee, type IdempotencyClaim, type ModelVersion, type Principal, type RecordQuery, type StorableRecord, recordNamespace } from '../domain/records/record-store.js';
 import { type CursorArgument, type KeyKind, type KeyShape, type KeyValue, type OrderShape, decodeCursor, orderShape } from './page-cursor.js';
-import { type PayloadNumber, numberPath } from './record-numbers.js';
-import { postgresqlDialect } from './sql/postgresql-dialect.js';
+import { type PayloadNumber, numberPath } from '../domain/records/record-numbers.js';
 import { COMPARATORS, type SqlDialect } from './sql/sql-dialect.js';
 import { SqlWriter } from './sql/sql-writer.js';
-import { sqliteDialect } from './sql/sqlite-dialect.js';
 
 /**
  * Turns a parsed RecordFilter into one parameterised SELECT of the matching records, in order, run
@@ -35,14 +32,6 @@ import { sqliteDialect } from './sql/sqlite-dialect.js';
  * BY key of its row, and the next page is the rows beyond those values (keysetBound), compared as
  * the ORDER BY compares them, NULLs included; no OFFSET, so a late page reads what the first does.
  */
-export type Backend = 'sqlite' | 'postgresql';
-
-const DIALECTS: Record<Backend, SqlDialect> = { sqlite: sqliteDialect, postgresql: postgresqlDialect };
-
-/** A statement's writer, in the backend's dialect. */
-function writerFor(backend: Backend): SqlWriter {
-  return new SqlWriter(DIALECTS[backend]);
-}
 
 export interface SqlStatement {
   sql: string;
@@ -127,15 +116,15 @@ export interface Read {
  * order the result again (a sort of one page), in the order's own direction even when the slice
  * was read backwards.
  */
-export function translateRead(backend: Backend, query: RecordQuery, viewer: Principal, slice: Slice, withRecords: boolean): Read {
-  const { statement, order } = readStatement(backend, query, viewer, slice, withRecords, false);
-  const window = triesWindow(backend, query, slice) ? readStatement(backend, query, viewer, slice, withRecords, true).statement : null;
+export function translateRead(dialect: SqlDialect, query: RecordQuery, viewer: Principal, slice: Slice, withRecords: boolean): Read {
+  const { statement, order } = readStatement(dialect, query, viewer, slice, withRecords, false);
+  const window = triesWindow(dialect, query, slice) ? readStatement(dialect, query, viewer, slice, withRecords, true).statement : null;
   return { search: statement, window, order };
 }
 
 /** translateRead of a filter's page (`limit` from `offset`): its search. */
-export function translateQuery(backend: Backend, filter: RecordFilter, viewer: Principal, within: ModelVersion | null): SqlStatement {
-  return translateRead(backend, { where: filter.where, sort: filter.sort, within }, viewer, filterSlice(filter), true).search;
+export function translateQuery(dialect: SqlDialect, filter: RecordFilter, viewer: Principal, within: ModelVersion | null): SqlStatement {
+  return translateRead(dialect, { where: filter.where, sort: filter.sort, within }, viewer, filterSlice(filter), true).search;
 }
 
 /** The slice of a filter's `limit` and `offset`. */
@@ -144,14 +133,14 @@ export function filterSlice({ limit, offset }: Pick<RecordFilter, 'limit' | 'off
 }
 
 /** How many records a query selects: the same conditions and visibility, no order. */
-export function translateCount(backend: Backend, query: RecordQuery, viewer: Principal): SqlStatement {
-  const sql = writerFor(backend);
+export function translateCount(dialect: SqlDialect, query: RecordQuery, viewer: Principal): SqlStatement {
+  const sql = new SqlWriter(dialect);
   const where = matching(sql, query, viewer);
   return { sql: `SELECT count(*) AS total FROM records r${sql.joins.join('')} WHERE ${allOf(where)}`, values: sql.values };
 }
 
-function readStatement(backend: Backend, query: RecordQuery, viewer: Principal, slice: Slice, withRecords: boolean, windowed: boolean) {
-  const sql = writerFor(backend);
+function readStatement(dialect: SqlDialect, query: RecordQuery, viewer: Principal, slice: Slice, withRecords: boolean, windowed: boolean) {
+  const sql = new SqlWriter(dialect);
   const where = matching(sql, query, viewer);
   const order = orderTerms(sql, query);
   const shape = orderShape(query, order);
@@ -194,10 +183,10 @@ function withinPayloads(sql: SqlWriter, records: string, order: OrderTerm[], lef
 }
 
 /** Whether a read tries its index-order window first (Read.window). */
-function triesWindow(backend: Backend, query: RecordQuery, slice: Slice): boolean {
+function triesWindow(dialect: SqlDialect, query: RecordQuery, slice: Slice): boolean {
   const indexOrder = query.sort.every(({ field }) => field.kind === 'timestamp' && field.column === 'created_at');
   const payloadCondition = query.where.some(({ field }) => field.kind === 'payload');
-  return DIALECTS[backend].triesIndexOrderWindow && indexOrder && payloadCondition && slice.limit > 0;
+  return dialect.triesIndexOrderWindow && indexOrder && payloadCondition && slice.limit > 0;
 }
 
 /**
@@ -279,8 +268,8 @@ function cursorBounds(sql: SqlWriter, order: OrderTerm[], shape: OrderShape, sli
  * database's own ORDER BY on nullable keys in every direction (a payload sort's nullable keys are
  * NULL only where an earlier key, its type rank, already decides).
  */
-export function translateKeyset(backend: Backend, order: OrderTerm[], cursor: KeyValue[], side: CursorArgument): SqlStatement {
-  const sql = writerFor(backend);
+export function translateKeyset(dialect: SqlDialect, order: OrderTerm[], cursor: KeyValue[], side: CursorArgument): SqlStatement {
+  const sql = new SqlWriter(dialect);
   return { sql: keysetBound(sql, order, cursor, side), values: sql.values };
 }
 
@@ -367,8 +356,8 @@ function bindKey(sql: SqlWriter, kind: KeyKind, value: KeyValue): string | null 
 }
 
 /** The record of one key. */
-export function selectRecord(backend: Backend, { id, namespace }: RecordKey): SqlStatement {
-  const sql = writerFor(backend);
+export function selectRecord(dialect: SqlDialect, { id, namespace }: RecordKey): SqlStatement {
+  const sql = new SqlWriter(dialect);
   return recordsWhere(sql, `r.id = ${sql.text(id)} AND r.namespace = ${sql.text(namespace)}`);
 }
 
@@ -377,8 +366,8 @@ export function selectRecord(backend: Backend, { id, namespace }: RecordKey): Sq
  * tenant's record with an id the viewer's own tenant also holds: the viewer's own namespace wins,
  * then the first namespace in code point order, so that an id always names the same record.
  */
-export function selectVisibleRecord(backend: Backend, id: string, viewer: Principal): SqlStatement {
-  const sql = writerFor(backend);
+export function selectVisibleRecord(dialect: SqlDialect, id: string, viewer: Principal): SqlStatement {
+  const sql = new SqlWriter(dialect);
   const own = sql.text(recordNamespace(viewer));
   const { sql: text, values } = recordsWhere(sql, `r.id = ${sql.text(id)} AND (${visibleTo(sql, viewer)})`);
   return { sql: `${text} ORDER BY CASE WHEN r.namespace = ${own} THEN 0 ELSE 1 END, ${sql.dialect.collated('r.namespace')} LIMIT 1`, values };
@@ -394,14 +383,65 @@ function recordColumns(dialect: SqlDialect): string {
 }
 
 /**
- * Sets a record's payload from its JSON text. For a payload that is a bare number: Prisma writes one
- * rounded to 15 significant digits (0.30000000000000004 became 0.3, and -1.7976931348623157e308 a
- * JSON null), where the JSON text keeps every digit on both backends.
+ * A new record's row, its payload the canonical JSON text the domain prepared (StorableRecord),
+ * bound as JSON: every number keeps its digits, a bare-number payload included (Prisma's own write
+ * rounded one to 15 significant digits: 0.30000000000000004 became 0.3). `tie_break` is the
+ * database's draw, the column's default.
  */
-export function writePayload(backend: Backend, { id, namespace }: RecordKey, payload: JsonValue): SqlStatement {
-  const sql = writerFor(backend);
-  const text = `UPDATE records SET payload = ${sql.json(payload)} WHERE id = ${sql.text(id)} AND namespace = ${sql.text(namespace)}`;
-  return { sql: text, values: sql.values };
+export function insertRecord(dialect: SqlDialect, record: StorableRecord, owner: Principal, at: string): SqlStatement {
+  const sql = new SqlWriter(dialect);
+  const row = [
+    sql.text(record.id),
+    sql.text(recordNamespace(owner)),
+    sql.text(record.model),
+    sql.text(record.version),
+    sql.param(record.payloadJson, 'json'),
+    sql.text(owner.subject),
+    sql.param(owner.tenant, 'text'),
+    sql.instant(at),
+    sql.instant(at),
+  ];
+  return { sql: `INSERT INTO records (id, namespace, model, version, payload, created_by_sub, tenant_id, created_at, updated_at) VALUES (${row.join(', ')})`, values: sql.values };
+}
+
+/** An idempotency key's claim that expired by `at` (let go before the key is claimed again). */
+export function deleteExpiredClaim(dialect: SqlDialect, { scope, key }: IdempotencyClaim, at: string): SqlStatement {
+  const sql = new SqlWriter(dialect);
+  return { sql: `DELETE FROM idempotency_keys WHERE scope = ${sql.text(scope)} AND key = ${sql.text(key)} AND expires_at <= ${sql.instant(at)}`, values: sql.values };
+}
+
+/** An idempotency key's claim on a record, from `at` until `expiresAt`. */
+export function insertClaim(dialect: SqlDialect, { scope, key, fingerprint }: IdempotencyClaim, record: RecordKey, at: string, expiresAt: string): SqlStatement {
+  const sql = new SqlWriter(dialect);
+  const row = [sql.text(scope), sql.text(key), sql.text(fingerprint), sql.text(record.id), sql.text(record.namespace), sql.instant(at), sql.instant(expiresAt)];
+  return { sql: `INSERT INTO idempotency_keys (scope, key, fingerprint, record_id, record_namespace, created_at, expires_at) VALUES (${row.join(', ')})`, values: sql.values };
+}
+
+/** The live claim of a key at `at` (`fingerprint`, `record_id`, `record_namespace`), if any. */
+export function selectLiveClaim(dialect: SqlDialect, scope: string, key: string, at: string): SqlStatement {
+  const sql = new SqlWriter(dialect);
+  const where = `scope = ${sql.text(scope)} AND key = ${sql.text(key)} AND expires_at > ${sql.instant(at)}`;
+  return { sql: `SELECT fingerprint, record_id, record_namespace FROM idempotency_keys WHERE ${where}`, values: sql.values };
+}
+
+/** The keys (`id`, `namespace`) of the records with that id the owner stored (within its tenant, if it has one). */
+export function selectOwned(dialect: SqlDialect, id: string, owner: Principal): SqlStatement {
+  const sql = new SqlWriter(dialect);
+  const tenant = owner.tenant === null ? '' : ` AND tenant_id = ${sql.text(owner.tenant)}`;
+  return { sql: `SELECT id, namespace FROM records WHERE id = ${sql.text(id)} AND created_by_sub = ${sql.text(owner.subject)}${tenant}`, values: sql.values };
+}
+
+/** A read grant on a record (none added when it is there already). */
+export function insertGrant(dialect: SqlDialect, record: RecordKey, grantee: Grantee, at: string): SqlStatement {
+  const sql = new SqlWriter(dialect);
+  const row = [sql.text(record.id), sql.text(record.namespace), sql.text(grantee.kind), sql.text(grantee.id), sql.instant(at)];
+  return { sql: `INSERT INTO record_grants (record_id, record_namespace, grantee_kind, grantee, created_at) VALUES (${row.join(', ')}) ON CONFLICT DO NOTHING`, values: sql.values };
+}
+
+export function deleteGrant(dialect: SqlDialect, record: RecordKey, grantee: Grantee): SqlStatement {
+  const sql = new SqlWriter(dialect);
+  const where = `record_id = ${sql.text(record.id)} AND record_namespace = ${sql.text(record.namespace)} AND grantee_kind = ${sql.text(grantee.kind)} AND grantee = ${sql.text(grantee.id)}`;
+  return { sql: `DELETE FROM record_grants WHERE ${where}`, values: sql.values };
 }
 
 /**
@@ -412,8 +452,8 @@ export function writePayload(backend: Backend, { id, namespace }: RecordKey, pay
  * Infinity refused on SQLite) and failed the create. JSON numbers would not do on SQLite, whose
  * JSON functions read them with 15 digits.
  */
-export function writeNumbers(backend: Backend, { id, namespace }: RecordKey, numbers: PayloadNumber[]): SqlStatement {
-  const sql = writerFor(backend);
+export function writeNumbers(dialect: SqlDialect, { id, namespace }: RecordKey, numbers: PayloadNumber[]): SqlStatement {
+  const sql = new SqlWriter(dialect);
   const pairs = sql.dialect.numberPairs(sql.json(numbers.map(({ path, value }) => [path, String(value)])));
   const rows = `SELECT ${sql.text(id)}, ${sql.text(namespace)}, ${pairs.path}, ${pairs.value} FROM ${pairs.from}`;
   return { sql: `INSERT INTO record_numbers (record_id, record_namespace, path, value) ${rows}`, values: sql.values };

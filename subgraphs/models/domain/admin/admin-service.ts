@@ -2,7 +2,7 @@ import type { ModelRegistry, RegistryError } from '../registry/model-registry.js
 
 /** The part of the records store that the probes need. */
 export interface StoreProbe {
-  readonly backend: 'sqlite' | 'postgresql';
+  readonly dialect: { readonly name: string };
   /** Resolves when the store answers; throws otherwise. */
   ping(): Promise<void>;
 }
@@ -67,7 +67,7 @@ export class AdminService {
       service: this.identity.service,
       serviceVersion: this.identity.serviceVersion,
       registry: { modelsLoaded: registry.modelsLoaded, lastRefreshAt: registry.lastRefreshAt, catalogRevision: registry.catalogRevision, errors: registry.errors },
-      store: { backend: this.store.backend },
+      store: { backend: this.store.dialect.name },
       authMode: this.flags.authMode,
       metricsEnabled: this.flags.metricsEnabled,
       validators: { shacl: { unsupportedConstraints: registry.unsupportedConstraints } },

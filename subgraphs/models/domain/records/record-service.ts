@@ -2,16 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../../../kernel/errors.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
-import { requireFittingNames } from '../../../../kernel/records/storable-json.js';
+import { requireFittingNames, requireStorable } from '../../../../kernel/records/storable-json.js';
 import {
   type Grantee,
   type ModelVersion,
   type NewRecord,
   type Principal,
   type RecordStore,
+  type StorableRecord,
   type StoredRecord,
   idempotencyScope,
   requestFingerprint,
+  storableRecord,
 } from './record-store.js';
 import type { ReadBudget, RecordQuery } from './record-store.js';
 import { type PageRequest, type RecordPage, readPage } from './record-page.js';
@@ -62,7 +64,8 @@ export class RecordService {
     if (!report.passed) {
       throw new DomainError('VALIDATION_FAILED', `the payload does not pass the validators of model ${target.model} version ${target.version}`, report);
     }
-    return this.save(caller, record, key, requestFingerprint(target.model, target.version, payload));
+    const storable = storableRecord(record);
+    return this.save(caller, storable, key, requestFingerprint(target.model, target.version, storable.payloadJson));
   }
 
   /**
@@ -75,7 +78,8 @@ export class RecordService {
     const key = requiredKey(idempotencyKey);
     if (record.id === '') throw new DomainError('BAD_REQUEST', 'the record id must not be empty', { field: 'id' });
     requireFittingNames({ 'Idempotency-Key': key, id: record.id, model: record.model, version: record.version, ...ownerNames(caller) });
-    return this.save(caller, record, key, requestFingerprint(record.model, record.version, [record.id, record.payload]));
+    const storable = storableRecord(record);
+    return this.save(caller, storable, key, requestFingerprint(record.model, record.version, `[${JSON.stringify(record.id)},${storable.payloadJson}]`));
   }
 
   /** A record the caller may read; RECORD_NOT_FOUND when it does not exist or is not visible. */
@@ -108,11 +112,14 @@ export class RecordService {
   async grantRead(caller: Principal, recordId: string, grantee: GranteeChoice): Promise<void> {
     const granted = granteeOf(grantee);
     requireFittingNames({ [granted.kind]: granted.id });
+    requireStorable('grantee', granted.id);
     await this.store.grantRead(recordId, granted, caller);
   }
 
   async revokeRead(caller: Principal, recordId: string, grantee: GranteeChoice): Promise<void> {
-    await this.store.revokeRead(recordId, granteeOf(grantee), caller);
+    const granted = granteeOf(grantee);
+    requireStorable('grantee', granted.id);
+    await this.store.revokeRead(recordId, granted, caller);
   }
 
   /**
@@ -134,7 +141,7 @@ export class RecordService {
     );
   }
 
-  private async save(caller: Principal, record: NewRecord, key: string, fingerprint: string): Promise<RecordCreation> {
+  private async save(caller: Principal, record: StorableRecord, key: string, fingerprint: string): Promise<RecordCreation> {
     const result = await this.store.createRecord({ record, owner: caller, idempotency: { scope: idempotencyScope(caller), key, fingerprint } });
     const replayed = result.outcome === 'replayed';
     if (replayed) this.observer?.replayed();

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../../kernel/records/canonical-json.js';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
+import { requireStorable, requireStorablePayload } from '../../../../kernel/records/storable-json.js';
+import { type PayloadNumber, payloadNumbers, requireIndexable } from './record-numbers.js';
 import type { RecordFilter } from '../../../../kernel/records/record-filter.js';
 import type { RecordPage, StorePage } from './record-page.js';
 import type { RequestBudget } from '../../../../kernel/request-budget.js';
@@ -14,12 +16,13 @@ export type ReadBudget = Pick<RequestBudget, 'breach' | 'signal' | 'recordsLeft'
 
 /**
  * The records store as the domain sees it (DECISIONS sections 3 and 4). One implementation,
- * prisma-record-store.ts, serves SQLite and PostgreSQL with the same behaviour; openRecordStore
+ * sql-record-store.ts, serves SQLite and PostgreSQL with the same behaviour; openRecordStore
  * (open-store.ts) picks the backend from DATABASE_URL. Failures of the database are DomainError
  * STORE_ERROR, whose message never carries SQL or driver text.
  */
 export interface RecordStore {
-  readonly backend: 'sqlite' | 'postgresql';
+  /** The database's SQL dialect, as the adapter speaks it; its name is what the status reports. */
+  readonly dialect: { readonly name: string };
   /** Resolves when the database answers; otherwise throws STORE_ERROR. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -95,8 +98,18 @@ export interface IdempotencyClaim {
   fingerprint: string;
 }
 
+/**
+ * A record checked once, before the store sees it (storableRecord): its names and payload are
+ * storable on both backends, its payload is canonical JSON text (written as it is), and its numbers
+ * are those the `record_numbers` index holds.
+ */
+export interface StorableRecord extends NewRecord {
+  payloadJson: string;
+  numbers: PayloadNumber[];
+}
+
 export interface CreateRecordRequest {
-  record: NewRecord;
+  record: StorableRecord;
   owner: Principal;
   idempotency: IdempotencyClaim;
 }
@@ -123,7 +136,24 @@ export function idempotencyScope(caller: Principal): string {
   return JSON.stringify([caller.subject, caller.tenant]);
 }
 
-/** Model, version and payload, key order ignored: a retry of the same request has the same one. */
-export function requestFingerprint(model: string, version: string, payload: JsonValue): string {
-  return createHash('sha256').update(canonicalJson([model, version, payload])).digest('hex');
+/**
+ * The record as the store writes it, or BAD_REQUEST naming what no backend could store exactly
+ * (storable-json.ts) or index (record-numbers.ts). The payload is canonicalised here, once: the
+ * store writes that text and the fingerprint hashes it.
+ */
+export function storableRecord(record: NewRecord): StorableRecord {
+  for (const what of ['id', 'model', 'version'] as const) requireStorable(what, record[what]);
+  requireStorablePayload(record.payload);
+  const numbers = payloadNumbers(record.payload);
+  requireIndexable(numbers);
+  return { ...record, payloadJson: canonicalJson(record.payload), numbers };
+}
+
+/**
+ * Model, version and the request's canonical JSON (the payload's, or `[id, payload]`'s), key order
+ * ignored: a retry of the same request has the same one. The bytes hashed are canonicalJson([model,
+ * version, request]), as keys stored before were fingerprinted.
+ */
+export function requestFingerprint(model: string, version: string, requestJson: string): string {
+  return createHash('sha256').update(`[${JSON.stringify(model)},${JSON.stringify(version)},${requestJson}]`).digest('hex');
 }

@@ -8,6 +8,8 @@ import type { SqlWriter } from './sql-writer.js';
  * implement the same semantics (the top of query-translator.ts), which the store suite checks.
  */
 export interface SqlDialect {
+  /** Which database speaks it: also the folder of its migrations (prisma/migrations/<name>/). */
+  readonly name: Backend;
   /** The placeholder of the bound value at `position` (from 1), read as `type`. */
   placeholder(position: number, type: ParamType): string;
   /** The bound value an ISO 8601 instant is compared as with the timestamp columns. */
@@ -34,6 +36,9 @@ export interface SqlDialect {
   /** Whether a page in index order is first looked for in a window of the records (Read.window in query-translator.ts). */
   readonly triesIndexOrderWindow: boolean;
 }
+
+/** The databases the store runs on. */
+export type Backend = 'sqlite' | 'postgresql';
 
 /** What a bound value is read as; `any`: as the context takes it. */
 export type ParamType = 'any' | 'text' | 'integer' | 'double' | 'json' | 'instant' | 'boolean';

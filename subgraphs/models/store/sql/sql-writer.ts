@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
 import type { PathSegment } from '../../../../kernel/records/record-filter.js';
-import { numberPath } from '../record-numbers.js';
+import { numberPath } from '../../domain/records/record-numbers.js';
 import type { ParamType, SqlDialect } from './sql-dialect.js';
 
 /** Collects a statement's bound values and the joins it needs; the dialect writes the placeholders. */

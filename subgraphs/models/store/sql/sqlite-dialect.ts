@@ -17,6 +17,7 @@ const DOCUMENT = 'CAST(r.payload AS TEXT)';
  * conditions scan the JSON of the records in `created_at` order.
  */
 export const sqliteDialect: SqlDialect = {
+  name: 'sqlite',
   // LIMIT and OFFSET want integers, and a JavaScript number may reach SQLite as a REAL.
   placeholder: (position, type) => (type === 'integer' ? `CAST(?${position} AS INTEGER)` : `?${position}`),
   instant: (iso) => Date.parse(iso),

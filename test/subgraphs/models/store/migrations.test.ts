@@ -6,7 +6,7 @@ import { diffSchemas, latestSnapshot, providerSchema } from '../../../../scripts
 import { loadMigrations, migrate } from '../../../../subgraphs/models/store/migrator.js';
 import { canonicalJson } from '../../../../kernel/records/canonical-json.js';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
-import { payloadNumbers } from '../../../../subgraphs/models/store/record-numbers.js';
+import { payloadNumbers } from '../../../../subgraphs/models/domain/records/record-numbers.js';
 import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { Backend, TestDatabase } from './support.js';
 

@@ -24,7 +24,7 @@ describe('openRecordStore on SQLite', () => {
     const file = path.join(dir, 'nested', 'data', 'records.db');
     const store = await openRecordStore(`file:${file}`);
     try {
-      expect(store.backend).toBe('sqlite');
+      expect(store.dialect.name).toBe('sqlite');
       await expect(store.ping()).resolves.toBeUndefined();
       expect(existsSync(file)).toBe(true);
     } finally {
@@ -68,7 +68,7 @@ onPostgres('openRecordStore on PostgreSQL', () => {
     const database = await createDatabase('postgresql');
     const store = await openRecordStore(database.url);
     try {
-      expect(store.backend).toBe('postgresql');
+      expect(store.dialect.name).toBe('postgresql');
       await expect(store.ping()).resolves.toBeUndefined();
       await database.drop(); // WITH (FORCE): terminates the store's connections
       const failure = store.ping();

@@ -3,13 +3,13 @@ import { DomainError } from '../../../../kernel/errors.js';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
 import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
 import type { RecordPage, StorePage } from '../../../../subgraphs/models/domain/records/record-page.js';
-import { idempotencyScope, requestFingerprint } from '../../../../subgraphs/models/domain/records/record-store.js';
+import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordQuery, RecordStore, StoredRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
 import { type OrderTerm, translateKeyset } from '../../../../subgraphs/models/store/query-translator.js';
 import { createClient } from '@libsql/client';
 import pg from 'pg';
-import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
+import { DIALECTS, backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { TestDatabase } from './support.js';
 
 /**
@@ -309,7 +309,7 @@ describe.each(backends)('the cursor predicate on %s', (backend) => {
       const ordered = await select(`SELECT id FROM t ORDER BY ${orderBy}`);
       for (const [position, row] of ordered.entries()) {
         for (const side of ['after', 'before'] as const) {
-          const { sql, values } = translateKeyset(backend, order, data[row]!, side);
+          const { sql, values } = translateKeyset(DIALECTS[backend], order, data[row]!, side);
           const expected = side === 'after' ? ordered.slice(position + 1) : ordered.slice(0, position);
           expect(await select(`SELECT id FROM t WHERE ${sql} ORDER BY ${orderBy}`, values)).toEqual(expected);
         }
@@ -320,9 +320,9 @@ describe.each(backends)('the cursor predicate on %s', (backend) => {
 
 async function put(store: RecordStore, caller: Principal, target: ModelVersion, id: string, payload: JsonValue): Promise<StoredRecord> {
   const { record } = await store.createRecord({
-    record: { id, ...target, payload },
+    record: storableRecord({ id, ...target, payload }),
     owner: caller,
-    idempotency: { scope: idempotencyScope(caller), key: `${target.version}/${id}`, fingerprint: requestFingerprint(target.model, target.version, payload) },
+    idempotency: { scope: idempotencyScope(caller), key: `${target.version}/${id}`, fingerprint: requestFingerprint(target.model, target.version, storableRecord({ id, ...target, payload }).payloadJson) },
   });
   return record;
 }

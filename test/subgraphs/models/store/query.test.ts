@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
 import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
 import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
-import { idempotencyScope, requestFingerprint } from '../../../../subgraphs/models/domain/records/record-store.js';
+import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordStore, StoredRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { TestDatabase } from './support.js';
@@ -248,9 +248,9 @@ describe.each(backends)('query on %s', (backend) => {
 
 async function put(store: RecordStore, caller: Principal, target: ModelVersion, id: string, payload: JsonValue): Promise<StoredRecord> {
   const { record } = await store.createRecord({
-    record: { id, ...target, payload },
+    record: storableRecord({ id, ...target, payload }),
     owner: caller,
-    idempotency: { scope: idempotencyScope(caller), key: id, fingerprint: requestFingerprint(target.model, target.version, payload) },
+    idempotency: { scope: idempotencyScope(caller), key: id, fingerprint: requestFingerprint(target.model, target.version, storableRecord({ id, ...target, payload }).payloadJson) },
   });
   return record;
 }

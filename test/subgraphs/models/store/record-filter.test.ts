@@ -1,5 +1,6 @@
 import { DomainError } from '../../../../kernel/errors.js';
 import { translateQuery } from '../../../../subgraphs/models/store/query-translator.js';
+import { DIALECTS } from './support.js';
 import { DEFAULT_LIMIT, parseInstant, parseRecordFilter } from '../../../../kernel/records/record-filter.js';
 
 function rejection(filter: unknown): DomainError {
@@ -140,7 +141,7 @@ describe('translateQuery', () => {
   });
 
   test.each(['sqlite', 'postgresql'] as const)('on %s binds every value and path, the SQL holds none', (backend) => {
-    const { sql, values } = translateQuery(backend, filter, { subject: "o'brien", tenant: 'acme' }, { model: 'm', version: '1' });
+    const { sql, values } = translateQuery(DIALECTS[backend], filter, { subject: "o'brien", tenant: 'acme' }, { model: 'm', version: '1' });
     for (const literal of ["x'; DROP", "o'brien", 'acme', '"b"', 'needle-7']) expect(sql).not.toContain(literal);
     expect(values).toEqual(expect.arrayContaining(["o'brien", 'acme', 'm', '1', 5, 10]));
     const placeholders = sql.match(backend === 'sqlite' ? /\?(\d+)/g : /\$(\d+)/g) ?? [];

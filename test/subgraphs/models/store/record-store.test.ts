@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
 import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
 import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
-import { idempotencyScope, requestFingerprint } from '../../../../subgraphs/models/domain/records/record-store.js';
+import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { CreateRecordResult, Principal, RecordStore } from '../../../../subgraphs/models/domain/records/record-store.js';
 import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { TestDatabase } from './support.js';
@@ -27,9 +27,9 @@ describe.each(backends)('records store on %s', (backend) => {
   /** What the core's :create does: a new id unless the payload names one; the key scoped to the caller. */
   function create(caller: Principal, key: string, payload: JsonValue, id: string = randomUUID()): Promise<CreateRecordResult> {
     return store.createRecord({
-      record: { id, model: 'passport', version: '1.0.0', payload },
+      record: storableRecord({ id, model: 'passport', version: '1.0.0', payload }),
       owner: caller,
-      idempotency: { scope: idempotencyScope(caller), key, fingerprint: requestFingerprint('passport', '1.0.0', payload) },
+      idempotency: { scope: idempotencyScope(caller), key, fingerprint: requestFingerprint('passport', '1.0.0', storableRecord({ id, model: 'passport', version: '1.0.0', payload }).payloadJson) },
     });
   }
 
@@ -39,7 +39,7 @@ describe.each(backends)('records store on %s', (backend) => {
   }
 
   test('reports its backend and answers ping', async () => {
-    expect(store.backend).toBe(backend);
+    expect(store.dialect.name).toBe(backend);
     await expect(store.ping()).resolves.toBeUndefined();
   });
 
@@ -172,9 +172,9 @@ describe.each(backends)('records store on %s', (backend) => {
       const scope = idempotencyScope(alice);
       const request = (payload: JsonValue) =>
         forgetful.createRecord({
-          record: { id: randomUUID(), model: 'm', version: '1', payload },
+          record: storableRecord({ id: randomUUID(), model: 'm', version: '1', payload }),
           owner: alice,
-          idempotency: { scope, key, fingerprint: requestFingerprint('m', '1', payload) },
+          idempotency: { scope, key, fingerprint: requestFingerprint('m', '1', storableRecord({ id: randomUUID(), model: 'm', version: '1', payload }).payloadJson) },
         });
       const first = await request({ n: 1 });
       const again = await request({ n: 2 });

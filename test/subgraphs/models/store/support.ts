@@ -4,8 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from '@libsql/client';
 import pg from 'pg';
+import type { Backend, SqlDialect } from '../../../../subgraphs/models/store/sql/sql-dialect.js';
+import { postgresqlDialect } from '../../../../subgraphs/models/store/sql/postgresql-dialect.js';
+import { sqliteDialect } from '../../../../subgraphs/models/store/sql/sqlite-dialect.js';
 
-export type Backend = 'sqlite' | 'postgresql';
+export type { Backend };
+
+/** Each backend's SQL dialect, as the store opened on it speaks it. */
+export const DIALECTS: Record<Backend, SqlDialect> = { sqlite: sqliteDialect, postgresql: postgresqlDialect };
 
 /** The PostgreSQL server the tests create (and drop) their own databases on. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';

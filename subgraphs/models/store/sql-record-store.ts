@@ -1,7 +1,5 @@
-import { JsonNull } from '@prisma/client/runtime/client';
-import type { Prisma, PrismaClient } from '../../../prisma/generated/postgresql/client.js';
+import type { PrismaClient } from '../../../prisma/generated/postgresql/client.js';
 import { DomainError } from '../../../kernel/errors.js';
-import { canonicalize } from '../../../kernel/records/canonical-json.js';
 import type { JsonValue } from '../../../kernel/records/canonical-json.js';
 import type { RecordFilter } from '../../../kernel/records/record-filter.js';
 import type {
@@ -9,7 +7,6 @@ import type {
   CreateRecordResult,
   Grantee,
   ModelVersion,
-  NewRecord,
   Principal,
   ReadBudget,
   RecordStore,
@@ -19,24 +16,36 @@ import { recordNamespace } from '../domain/records/record-store.js';
 import { NO_BUDGET } from '../../../kernel/request-budget.js';
 import type { RecordQuery } from '../domain/records/record-store.js';
 import type { RecordPage, StorePage } from '../domain/records/record-page.js';
-import { filterSlice, rowKeys, selectRecord, selectVisibleRecord, translateCount, translateRead, writeNumbers, writePayload } from './query-translator.js';
-import type { Backend, KeyColumns, Read, RecordKey, RecordRow, Slice, SqlStatement } from './query-translator.js';
+import {
+  deleteExpiredClaim,
+  deleteGrant,
+  filterSlice,
+  insertClaim,
+  insertGrant,
+  insertRecord,
+  rowKeys,
+  selectLiveClaim,
+  selectOwned,
+  selectRecord,
+  selectVisibleRecord,
+  translateCount,
+  translateRead,
+  writeNumbers,
+} from './query-translator.js';
+import type { KeyColumns, Read, RecordKey, RecordRow, Slice, SqlStatement } from './query-translator.js';
 import { type OrderShape, encodeCursor } from './page-cursor.js';
+import type { SqlDialect } from './sql/sql-dialect.js';
 import { ShortcutMemory } from './shortcut-memory.js';
 import { storeFailure } from './store-error.js';
-import { requireStorable, requireStorablePayload, unstorable } from '../../../kernel/records/storable-json.js';
-import { payloadNumbers, requireIndexable } from './record-numbers.js';
+import { unstorable } from '../../../kernel/records/storable-json.js';
 
 /**
- * What the store uses of a generated Prisma client. The SQLite and PostgreSQL clients are generated
- * from one schema, so either one has this shape (typed here after the PostgreSQL one).
+ * What the store uses of a generated Prisma client: its driver adapter runs the statements the
+ * store writes (query-translator.ts), in transactions bounded as store-limits.ts says, and reads on
+ * SQLite; no model query. The SQLite and PostgreSQL clients are generated from one schema, so
+ * either one has this shape (typed here after the PostgreSQL one).
  */
-export type StoreClient = Pick<
-  PrismaClient,
-  '$transaction' | '$queryRawUnsafe' | '$executeRawUnsafe' | '$disconnect' | 'record' | 'idempotencyKey' | 'recordGrant' | 'recordNumber'
->;
-
-type RecordModel = Prisma.RecordGetPayload<object>;
+export type StoreClient = Pick<PrismaClient, '$transaction' | '$queryRawUnsafe' | '$executeRawUnsafe' | '$disconnect'>;
 
 /**
  * Runs a SELECT the translator wrote and returns its rows. On PostgreSQL the driver's pool runs it
@@ -55,11 +64,11 @@ export interface RecordStoreTimes {
 /** The largest payload a request stores by default (SERVER_REQUEST_MAX_BYTES, 1 MiB): what one row may weigh. */
 const LARGEST_PAYLOAD_BYTES = 1024 * 1024;
 
-export class PrismaRecordStore implements RecordStore {
+export class SqlRecordStore implements RecordStore {
   private readonly shortcuts = new ShortcutMemory();
 
   constructor(
-    readonly backend: Backend,
+    readonly dialect: SqlDialect,
     private readonly client: StoreClient,
     private readonly readRows: RowReader,
     private readonly times: RecordStoreTimes,
@@ -78,79 +87,52 @@ export class PrismaRecordStore implements RecordStore {
   }
 
   /**
-   * One transaction writes the record, its key and its numbers (record-numbers.ts); the primary keys
-   * decide between concurrent requests (they may run in other processes). A request that loses waits
-   * for the winner's commit, fails on the unique constraint, rolls back, and then reads what the
-   * winner stored.
+   * One transaction writes the record, its key and its numbers (record-numbers.ts), as the domain
+   * prepared them (StorableRecord); the primary keys decide between concurrent requests (they may
+   * run in other processes). A request that loses waits for the winner's commit, fails on the
+   * unique constraint, rolls back, and then reads what the winner stored.
    */
   async createRecord({ record, owner, idempotency }: CreateRecordRequest): Promise<CreateRecordResult> {
-    for (const what of ['id', 'model', 'version'] as const) requireStorable(what, record[what]);
-    requireStorablePayload(record.payload);
     const now = new Date();
-    const { scope, key, fingerprint } = idempotency;
+    const at = now.toISOString();
     const stored: RecordKey = { id: record.id, namespace: recordNamespace(owner) };
+    const expiresAt = new Date(now.getTime() + this.times.idempotencyTtlMs).toISOString();
+    const writes = [
+      deleteExpiredClaim(this.dialect, idempotency, at),
+      insertRecord(this.dialect, record, owner, at),
+      insertClaim(this.dialect, idempotency, stored, at, expiresAt),
+      ...(record.numbers.length > 0 ? [writeNumbers(this.dialect, stored, record.numbers)] : []),
+    ];
     try {
-      const numbers = payloadNumbers(record.payload);
-      requireIndexable(numbers);
-      // Written as SQL of ours, each value exactly (query-translator.ts): the payload's numbers, and
-      // a payload that is a bare number.
-      const exactWrites = [
-        ...(numbers.length > 0 ? [writeNumbers(this.backend, stored, numbers)] : []),
-        ...(typeof record.payload === 'number' ? [writePayload(this.backend, stored, record.payload)] : []),
-      ];
-      const [, created] = await this.client.$transaction([
-        this.client.idempotencyKey.deleteMany({ where: { scope, key, expiresAt: { lte: now } } }),
-        this.client.record.create({
-          data: {
-            ...stored,
-            model: record.model,
-            version: record.version,
-            payload: jsonInput(record.payload),
-            createdBySub: owner.subject,
-            tenantId: owner.tenant,
-            createdAt: now,
-            updatedAt: now,
-          },
-        }),
-        this.client.idempotencyKey.create({
-          data: { scope, key, fingerprint, recordId: stored.id, recordNamespace: stored.namespace, createdAt: now, expiresAt: new Date(now.getTime() + this.times.idempotencyTtlMs) },
-        }),
-        ...exactWrites.map(({ sql, values }) => this.client.$executeRawUnsafe(sql, ...values)),
-      ]);
-      // What writePayload wrote, not what Prisma read back: Prisma reads an SQLite REAL to 15 digits.
-      return { outcome: 'created', record: storedRecord({ ...created, payload: record.payload }) };
+      await this.client.$transaction(writes.map(({ sql, values }) => this.client.$executeRawUnsafe(sql, ...values)));
+      const created = { id: record.id, model: record.model, version: record.version, payload: record.payload, createdAt: at, updatedAt: at };
+      return { outcome: 'created', record: { ...created, owner: { subject: owner.subject, tenant: owner.tenant } } };
     } catch (error) {
       if (!isUniqueViolation(error)) throw storeFailure('records store failed', error);
     }
-    return this.guard('records store failed', () => this.settleCollision(record, idempotency, now));
+    return this.guard('records store failed', () => this.settleCollision(record.id, idempotency, at));
   }
 
   /** The live key decides: same fingerprint replays, another conflicts; no key means the id was taken. */
-  private async settleCollision(
-    record: NewRecord,
-    { scope, key, fingerprint }: CreateRecordRequest['idempotency'],
-    now: Date,
-  ): Promise<CreateRecordResult> {
-    const claimed = await this.client.idempotencyKey.findUnique({ where: { scope_key: { scope, key } } });
-    if (claimed === null || claimed.expiresAt <= now) {
-      throw new DomainError('RECORD_CONFLICT', `record ${record.id} already exists`);
-    }
+  private async settleCollision(id: string, { scope, key, fingerprint }: CreateRecordRequest['idempotency'], at: string): Promise<CreateRecordResult> {
+    const [claimed] = await this.read<{ fingerprint: string; record_id: string; record_namespace: string }>(selectLiveClaim(this.dialect, scope, key, at), NO_BUDGET);
+    if (claimed === undefined) throw new DomainError('RECORD_CONFLICT', `record ${id} already exists`);
     if (claimed.fingerprint !== fingerprint) {
       throw new DomainError('IDEMPOTENCY_CONFLICT', 'the idempotency key was used for another request');
     }
-    const [original] = await this.loadRecords(selectRecord(this.backend, { id: claimed.recordId, namespace: claimed.recordNamespace }));
+    const [original] = await this.loadRecords(selectRecord(this.dialect, { id: claimed.record_id, namespace: claimed.record_namespace }));
     return { outcome: 'replayed', record: original! };
   }
 
   async getRecord(id: string, viewer: Principal, budget: ReadBudget = NO_BUDGET): Promise<StoredRecord | null> {
     if (unstorable(id) !== null) return null; // no stored record can have that id
-    const [found] = await this.guard('records store failed', () => this.loadRecords(selectVisibleRecord(this.backend, id, viewer), budget));
+    const [found] = await this.guard('records store failed', () => this.loadRecords(selectVisibleRecord(this.dialect, id, viewer), budget));
     return found ?? null;
   }
 
   async queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]> {
     return this.guard('records store failed', async () => {
-      const read = translateRead(this.backend, { where: filter.where, sort: filter.sort, within }, viewer, filterSlice(filter), true);
+      const read = translateRead(this.dialect, { where: filter.where, sort: filter.sort, within }, viewer, filterSlice(filter), true);
       return (await this.readWindowed<RecordRow>(read, filter.limit, NO_BUDGET)).map(storedRow);
     });
   }
@@ -176,7 +158,7 @@ export class PrismaRecordStore implements RecordStore {
     const left = budget.payloadBytesLeft();
     // A page too short to reach the bytes left, even of payloads as large as a request body may be, is read as it is.
     const payloadsLeft = limit * LARGEST_PAYLOAD_BYTES > left ? left : undefined;
-    const read = translateRead(this.backend, query, viewer, { ...pageSlice(page, limit, 0), payloadsLeft }, true);
+    const read = translateRead(this.dialect, query, viewer, { ...pageSlice(page, limit, 0), payloadsLeft }, true);
     const rows = await this.readWindowed<RecordRow & KeyColumns>(read, limit, budget);
     const more = rows.length > page.size;
     // Backwards, the extra record is the earliest: the rows come in the order's own direction.
@@ -192,7 +174,7 @@ export class PrismaRecordStore implements RecordStore {
    */
   private async pageEnds(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget): Promise<RecordPage> {
     const cursors = (limit: number, offset: number, backwards = page.backwards) =>
-      this.cursorsOf(translateRead(this.backend, query, viewer, pageSlice(page, limit, offset, backwards), false), limit, budget);
+      this.cursorsOf(translateRead(this.dialect, query, viewer, pageSlice(page, limit, offset, backwards), false), limit, budget);
     if (page.size === 0) return { records: [], cursors: [], ...pageInfo(page, (await cursors(1, 0)).length > 0) };
     const [[start], [end, next]] = await Promise.all([page.size > 1 ? cursors(1, 0) : Promise.resolve([]), cursors(2, page.size - 1)]);
     const last = end ?? (await cursors(1, 0, !page.backwards))[0];
@@ -203,7 +185,7 @@ export class PrismaRecordStore implements RecordStore {
 
   /** One SELECT count(*) with the page's conditions and visibility. */
   async countRecords(query: RecordQuery, viewer: Principal, budget: ReadBudget = NO_BUDGET): Promise<number> {
-    const { sql, values } = translateCount(this.backend, query, viewer);
+    const { sql, values } = translateCount(this.dialect, query, viewer);
     const [row] = await this.guard('records store failed', () => this.read<{ total: unknown }>({ sql, values }, budget));
     return Number(row!.total); // node-postgres reads a bigint count as text
   }
@@ -245,25 +227,15 @@ export class PrismaRecordStore implements RecordStore {
   }
 
   async grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void> {
-    requireStorable('grantee', grantee.id);
-    await this.guard('records store failed', async () => {
-      const record = await this.ownRecord(recordId, owner);
-      try {
-        await this.client.recordGrant.create({
-          data: { recordId, recordNamespace: record.namespace, granteeKind: grantee.kind, grantee: grantee.id, createdAt: new Date() },
-        });
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error; // already granted
-      }
-    });
+    await this.guard('records store failed', async () => this.write(insertGrant(this.dialect, await this.ownRecord(recordId, owner), grantee, new Date().toISOString())));
   }
 
   async revokeRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void> {
-    requireStorable('grantee', grantee.id);
-    await this.guard('records store failed', async () => {
-      const record = await this.ownRecord(recordId, owner);
-      await this.client.recordGrant.deleteMany({ where: { recordId, recordNamespace: record.namespace, granteeKind: grantee.kind, grantee: grantee.id } });
-    });
+    await this.guard('records store failed', async () => this.write(deleteGrant(this.dialect, await this.ownRecord(recordId, owner), grantee)));
+  }
+
+  private async write({ sql, values }: SqlStatement): Promise<void> {
+    await this.client.$executeRawUnsafe(sql, ...values);
   }
 
   /**
@@ -272,7 +244,7 @@ export class PrismaRecordStore implements RecordStore {
    * Someone else's record answers like a missing one, so grants reveal nothing.
    */
   private async ownRecord(recordId: string, owner: Principal): Promise<RecordKey> {
-    const owned = unstorable(recordId) !== null ? [] : await this.client.record.findMany({ where: { id: recordId, ...ownedBy(owner) }, select: { id: true, namespace: true } });
+    const owned = unstorable(recordId) !== null ? [] : await this.read<RecordKey>(selectOwned(this.dialect, recordId, owner), NO_BUDGET);
     const own = owned.find(({ namespace }) => namespace === recordNamespace(owner)) ?? owned.sort((a, b) => (a.namespace < b.namespace ? -1 : 1))[0];
     if (own === undefined) throw new DomainError('RECORD_NOT_FOUND', `record ${recordId} not found`);
     return own;
@@ -288,16 +260,6 @@ export class PrismaRecordStore implements RecordStore {
   }
 }
 
-/** The owner of a record, within the tenant if the owner has one (DECISIONS section 4). */
-function ownedBy(owner: Principal): Prisma.RecordWhereInput {
-  return owner.tenant === null ? { createdBySub: owner.subject } : { createdBySub: owner.subject, tenantId: owner.tenant };
-}
-
-/** Canonical JSON on both backends (canonical-json.ts); Prisma spells a JSON null `JsonNull`. */
-function jsonInput(payload: JsonValue): Prisma.InputJsonValue | typeof JsonNull {
-  return payload === null ? JsonNull : (canonicalize(payload) as Prisma.InputJsonValue);
-}
-
 /** Rows as records, charged to the request's budget (count and payload bytes) before their payloads are parsed. */
 function chargedRecords(rows: RecordRow[], budget: ReadBudget): StoredRecord[] {
   let bytes = 0;
@@ -307,27 +269,14 @@ function chargedRecords(rows: RecordRow[], budget: ReadBudget): StoredRecord[] {
 }
 
 function storedRow(row: RecordRow): StoredRecord {
-  return storedRecord({
-    id: row.id,
-    model: row.model,
-    version: row.version,
-    payload: JSON.parse(row.payload) as RecordModel['payload'],
-    createdBySub: row.created_by_sub,
-    tenantId: row.tenant_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  });
-}
-
-function storedRecord(row: Omit<RecordModel, 'namespace' | 'tieBreak'>): StoredRecord {
   return {
     id: row.id,
     model: row.model,
     version: row.version,
-    payload: row.payload as JsonValue,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    owner: { subject: row.createdBySub, tenant: row.tenantId },
+    payload: JSON.parse(row.payload) as JsonValue,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    owner: { subject: row.created_by_sub, tenant: row.tenant_id },
   };
 }
 
@@ -344,9 +293,10 @@ async function answeredWithin<T>(ms: number, operation: PromiseLike<T>): Promise
   }
 }
 
-/** P2002: a unique constraint (here: a primary key) refused the row. */
+/** A unique constraint (here: a primary key) refused a row: the driver adapter's kind of error, on both backends. */
 function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+  const { meta } = error as { meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  return meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation';
 }
 
 /** The slice of a page's query a read takes: `limit` rows from `offset`, between the page's cursors. */

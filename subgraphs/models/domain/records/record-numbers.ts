@@ -1,6 +1,6 @@
-import { DomainError } from '../../../kernel/errors.js';
-import type { JsonValue } from '../../../kernel/records/canonical-json.js';
-import type { PathSegment } from '../../../kernel/records/record-filter.js';
+import { DomainError } from '../../../../kernel/errors.js';
+import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
+import type { PathSegment } from '../../../../kernel/records/record-filter.js';
 
 /**
  * The `record_numbers` index (docs/STORE.md): one row per number of a payload whose field a query
