@@ -74,9 +74,7 @@ async function answerFor(options: FacadeOptions, req: IncomingMessage, match: Re
     if (route.authorize) await context.authorize(route.authorize);
     return route.local(request);
   }
-  let variables = route.variables?.(request) ?? {};
-  if (route.prelude) variables = await route.prelude.complete(request, variables, (preludeVariables) => run(route.preparedPrelude!, preludeVariables));
-  return route.respond(await run(route.prepared!, variables), request);
+  return route.respond(await run(route.prepared!, route.variables?.(request) ?? {}), request);
 
   async function run(prepared: PreparedOperation, variables: Record<string, unknown>): Promise<unknown> {
     exchange.operationName = prepared.operationName;

@@ -57,24 +57,7 @@ interface RouteBase {
 export interface OperationRoute<TData, TVariables> extends RouteBase {
   operation: TypedDocumentNode<TData, TVariables>;
   variables?(request: FacadeRequest): TVariables;
-  /** An operation run first, as often as needed, when the route needs what only the graph knows (a REST offset's cursor). */
-  prelude?: Prelude<TVariables>;
   respond(data: TData, request: FacadeRequest): FacadeResponse;
-}
-
-/** A route's operation run before its own (none, one or several times), whose answers go into the route's variables. */
-export interface Prelude<TVariables> {
-  operation: TypedDocumentNode<unknown, Record<string, unknown>>;
-  /** The route's variables, completed with what the operation answers: `run` runs it with the variables given. */
-  complete(request: FacadeRequest, main: TVariables, run: (variables: Record<string, unknown>) => Promise<unknown>): Promise<TVariables>;
-}
-
-/** A prelude typed by its own operation and the route's variables. */
-export function prelude<TVariables, TData, TPreVariables extends Record<string, unknown>>(step: {
-  operation: TypedDocumentNode<TData, TPreVariables>;
-  complete(request: FacadeRequest, main: TVariables, run: (variables: TPreVariables) => Promise<TData>): Promise<TVariables>;
-}): Prelude<TVariables> {
-  return step as unknown as Prelude<TVariables>;
 }
 
 /** One of the few HTTP-only documents (OpenAPI, metrics, docs), answered by the facade itself. */
@@ -95,7 +78,6 @@ export type CompiledRoute = Route & {
   pattern: RegExp;
   names: string[];
   prepared?: PreparedOperation;
-  preparedPrelude?: PreparedOperation;
 };
 
 /**
@@ -108,7 +90,6 @@ export function compileRoutes(routes: Route[], schema: GraphQLSchema): CompiledR
     ...route,
     ...compilePath(route.path),
     prepared: 'operation' in route ? prepared(route, route.operation, schema) : undefined,
-    preparedPrelude: 'prelude' in route && route.prelude ? prepared(route, route.prelude.operation, schema) : undefined,
   }));
 }
 

@@ -376,9 +376,7 @@ async function realInput(values: ReturnType<typeof parseOptions>): Promise<Schem
     baselineSource: baseline.source,
     routes: FACADES.flatMap((facade) =>
       routesForInspection(facade).flatMap((route) =>
-        'operation' in route
-          ? [route.operation, ...(route.prelude ? [route.prelude.operation] : [])].map((operation) => ({ name: `${facade.name} ${route.method} ${route.path}`, operation: print(operation) }))
-          : [],
+        'operation' in route ? [{ name: `${facade.name} ${route.method} ${route.path}`, operation: print(route.operation) }] : [],
       ),
     ),
     deployed: deployedDocuments().filter((d) => !d.app.startsWith('rest-facade:')),

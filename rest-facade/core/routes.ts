@@ -9,16 +9,13 @@ import {
   CoreQueryRecordsDocument,
   CoreReadinessDocument,
   CoreRefreshRegistryDocument,
-  CoreSkipRecordsDocument,
   CoreStatusDocument,
   CoreValidateDocument,
   CoreVersionDocument,
-  type CoreQueryRecordsQueryVariables,
 } from '../generated/operations.js';
 import { objectBody, objectMember, replayHeaders } from '../http/envelopes.js';
 import { jsonContent, ok, pathParameter, ref } from '../http/openapi-parts.js';
-import { type FacadeRequest, type FacadeResponse, type Route, operationRoute, prelude } from '../route-table.js';
-import { type RecordQueryVariables, afterOffset, recordQueryVariables } from '../http/record-query.js';
+import { type FacadeRequest, type FacadeResponse, type Route, operationRoute } from '../route-table.js';
 import { artifactKindOf, modelNotFound, registryError, restReport } from './graph-terms.js';
 import { coreErrors } from './errors.js';
 import { CORE_SCHEMAS } from './schemas.js';
@@ -96,12 +93,7 @@ export const coreFacade: Facade = {
       path: `${MODEL_VERSION}:query`,
       body: 'json',
       operation: CoreQueryRecordsDocument,
-      variables: (request) => ({ ...modelVersion(request), ...recordQueryVariables(objectBody(request.body).filter) }),
-      prelude: prelude({
-        operation: CoreSkipRecordsDocument,
-        complete: (request, main: RecordQueryVariables & CoreQueryRecordsQueryVariables, run) =>
-          afterOffset(objectBody(request.body).filter, main, async (page) => (await run({ model: main.model, version: main.version, ...page })).modelVersion?.records.pageInfo),
-      }),
+      variables: (request) => ({ ...modelVersion(request), filter: objectBody(request.body).filter ?? {} }),
       respond: (data, request) => json({ records: found(data.modelVersion, request).records.nodes }),
       openapi: {
         summary: 'query records of this model version',

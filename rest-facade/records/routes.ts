@@ -1,10 +1,9 @@
 import { DomainError } from '../../kernel/errors.js';
 import type { Facade } from '../facades.js';
-import { RecordsGetDocument, RecordsHealthDocument, RecordsQueryDocument, RecordsReadinessDocument, RecordsSkipDocument, RecordsStoreDocument } from '../generated/operations.js';
-import { afterOffset, recordQueryVariables } from '../http/record-query.js';
+import { RecordsGetDocument, RecordsHealthDocument, RecordsQueryDocument, RecordsReadinessDocument, RecordsStoreDocument } from '../generated/operations.js';
 import { errorEnvelopeSchema, jsonContent, ok, pathParameter, ref } from '../http/openapi-parts.js';
 import { replayHeaders } from '../http/envelopes.js';
-import { type FacadeResponse, operationRoute, prelude } from '../route-table.js';
+import { type FacadeResponse, operationRoute } from '../route-table.js';
 import { RECORDS_CODES, recordsErrors } from './errors.js';
 
 /** `info.version` of the records backend's document. */
@@ -64,11 +63,7 @@ export const recordsFacade: Facade = {
       path: '/records/query',
       body: 'json',
       operation: RecordsQueryDocument,
-      variables: (request) => recordQueryVariables(shapedBody(request.body).filter),
-      prelude: prelude({
-        operation: RecordsSkipDocument,
-        complete: (request, main: ReturnType<typeof recordQueryVariables>, run) => afterOffset(shapedBody(request.body).filter, main, async (page) => (await run(page)).records.pageInfo),
-      }),
+      variables: (request) => ({ filter: shapedBody(request.body).filter ?? {} }),
       respond: (data) => json({ records: data.records.nodes }),
       openapi: {
         summary: 'query the records the caller may read (scope records:read); an invalid filter is bad_request, its details name the condition',

@@ -20,13 +20,7 @@ export function deployedDocuments(): DeployedDocument[] {
 function routeDocuments(): DeployedDocument[] {
   return FACADES.flatMap((facade) =>
     routesForInspection(facade).flatMap((route) =>
-      'operation' in route
-        ? [route.operation, ...(route.prelude ? [route.prelude.operation] : [])].map((operation) => ({
-            app: `rest-facade:${facade.name}`,
-            name: `${route.method} ${route.path}`,
-            body: print(operation),
-          }))
-        : [],
+      'operation' in route ? [{ app: `rest-facade:${facade.name}`, name: `${route.method} ${route.path}`, body: print(route.operation) }] : [],
     ),
   );
 }

@@ -1,6 +1,7 @@
 import { type GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, Directive, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
+import { DomainError } from '../../../kernel/errors.js';
 import type { ModelRegistry } from '../domain/registry/model-registry.js';
 import type { JsonObject, RecordService, RecordQuery } from '../domain/records/record-service.js';
 import type { JsonValue } from '../../../kernel/records/canonical-json.js';
@@ -118,11 +119,22 @@ async function recordConnection(
   info: GraphQLResolveInfo,
 ): Promise<RecordConnectionSource> {
   const caller = await context.identity();
-  const query: RecordQuery = { ...typedRecordFilter(args.filter?.conditions ?? [], args.orderBy ?? []), within };
-  // Only the cursors asked for (a REST offset, a count): no payload is read.
+  // Only the cursors asked for (a count, where a page ends): no payload is read.
   const keysOnly = !selects(info, 'edges') && !selects(info, 'nodes');
+  if (args.jsonFilter !== undefined && args.jsonFilter !== null) {
+    const { query, page } = await service.pageByFilter(caller, alone(args), within, keysOnly, context.budget);
+    return { ...connectionOf(page), query, service };
+  }
+  const query: RecordQuery = { ...typedRecordFilter(args.filter?.conditions ?? [], args.orderBy ?? []), within };
   const page = await service.page(caller, query, args, keysOnly, context.budget);
   return { ...connectionOf(page), query, service };
+}
+
+/** `jsonFilter`, which holds the whole query and its page: with any other argument it is BAD_REQUEST. */
+function alone({ jsonFilter, ...others }: RecordPageArgsGql): unknown {
+  const given = Object.entries(others).filter(([, value]) => value !== undefined && value !== null).map(([name]) => name);
+  if (given.length > 0) throw new DomainError('BAD_REQUEST', `jsonFilter holds the whole query and its page: leave out ${given.join(', ')}`, { at: 'jsonFilter', reason: 'given with other arguments' });
+  return jsonFilter;
 }
 
 

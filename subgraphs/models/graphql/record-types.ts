@@ -182,6 +182,14 @@ export const RECORD_PAGE_SIZE = listSize({ assumedSize: PAGE_SIZE.default, slici
  */
 @ArgsType()
 export class RecordPageArgsGql {
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description:
+      'Which records, in the JSON form of the REST `:query` filter: `{where, sort, limit, offset}` (field names as `created_at` or `payload.a.b`, operators as `eq`), ' +
+      `in place of filter, orderBy and the page arguments: \`limit\` records (default ${PAGE_SIZE.default}, at most ${PAGE_SIZE.max}) after the first \`offset\`. ` +
+      'BAD_REQUEST details name the wrong part in that form ({at, reason, given})',
+  })
+  jsonFilter!: unknown;
   @Field(() => String, { nullable: true, description: 'A cursor: the records before it' }) before!: string | null;
   @Field(() => Int, { nullable: true, description: `The last n records before \`before\` (at most ${PAGE_SIZE.max})` }) last!: number | null;
   @Field(() => String, { nullable: true, description: 'A cursor: the records after it' }) after!: string | null;

@@ -16,7 +16,8 @@ import {
   storableRecord,
 } from './record-store.js';
 import type { ReadBudget, RecordQuery } from './record-store.js';
-import { type PageRequest, type RecordPage, readPage } from './record-page.js';
+import { PAGE_SIZE, type PageRequest, type RecordPage, readPage } from './record-page.js';
+import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
 
 /** Told when a create is answered with the original record (metrics); the domain does not know who listens. */
 export type { RecordQuery };
@@ -101,6 +102,36 @@ export class RecordService {
    */
   async page(caller: Principal, query: RecordQuery, request: PageRequest, keysOnly = false, budget?: ReadBudget): Promise<RecordPage> {
     return this.store.pageRecords(query, caller, readPage(request, keysOnly), budget);
+  }
+
+  /**
+   * The REST `:query` (DECISIONS section 3 "query"): the filter's JSON form `{where, sort, limit,
+   * offset}`, parsed here and nowhere else (a malformed one is BAD_REQUEST with the contract's
+   * details), then `limit` records after the first `offset`. Those are skipped as keyset pages of
+   * keys only, PAGE_SIZE.max at a time (no payload is read), so the answer is exactly the OFFSET
+   * query's, in one request.
+   */
+  async pageByFilter(caller: Principal, rawFilter: unknown, within: ModelVersion | null, keysOnly = false, budget?: ReadBudget): Promise<{ query: RecordQuery; page: RecordPage }> {
+    const { where, sort, limit, offset } = parseRecordFilter(rawFilter);
+    const query: RecordQuery = { where, sort, within };
+    const after = await this.skip(caller, query, offset, budget);
+    // Nothing (left) to skip: nothing follows either.
+    if (after === undefined) return { query, page: { records: [], cursors: [], hasNextPage: false, hasPreviousPage: true } };
+    return { query, page: await this.page(caller, query, { first: limit, after }, keysOnly, budget) };
+  }
+
+  /** The cursor after the first `offset` records of the query (null: none to skip), or undefined when fewer are there. */
+  private async skip(caller: Principal, query: RecordQuery, offset: number, budget?: ReadBudget): Promise<string | null | undefined> {
+    let after: string | null = null;
+    for (let left = offset; left > 0; ) {
+      const first = Math.min(left, PAGE_SIZE.max);
+      const { cursors, hasNextPage } = await this.page(caller, query, { first, after }, true, budget);
+      left -= first;
+      const end = cursors.at(-1);
+      if (end === undefined || (left > 0 && !hasNextPage)) return undefined;
+      after = end;
+    }
+    return after;
   }
 
   /** How many records the caller may read meet the query. */
