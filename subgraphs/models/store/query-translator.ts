@@ -1,9 +1,9 @@
 import type { Condition, Field, PathSegment, RangeOperator, RecordFilter, SortKey } from '../../../kernel/records/record-filter.js';
 import { type Grantee, type IdempotencyClaim, type ModelVersion, type Principal, type RecordQuery, type StorableRecord, recordNamespace } from '../domain/records/record-store.js';
-import { type CursorArgument, type KeyKind, type KeyShape, type KeyValue, type OrderShape, decodeCursor, orderShape } from './page-cursor.js';
+import { type KeyKind, type OrderShape, type OrderTerm, cursorBounds, orderShape } from './keyset.js';
 import { type PayloadNumber, numberPath } from '../domain/records/record-numbers.js';
 import { COMPARATORS, type SqlDialect } from './sql/sql-dialect.js';
-import { SqlWriter } from './sql/sql-writer.js';
+import { SqlWriter, allOf } from './sql/sql-writer.js';
 
 /**
  * Turns a parsed RecordFilter into one parameterised SELECT of the matching records, in order, run
@@ -28,7 +28,7 @@ import { SqlWriter } from './sql/sql-writer.js';
  * record's numbers from `record_numbers` (record-numbers.ts, joined once per field), served by its
  * (path, value) index, so that they never decode a payload to find a number.
  *
- * Pages are keyset pages (translateRead): a cursor (page-cursor.ts) holds the value of every ORDER
+ * Pages are keyset pages (translateRead): a cursor (keyset.ts) holds the value of every ORDER
  * BY key of its row, and the next page is the rows beyond those values (keysetBound), compared as
  * the ORDER BY compares them, NULLs included; no OFFSET, so a late page reads what the first does.
  */
@@ -76,7 +76,7 @@ export interface Slice {
   offset: number;
   /** Read from the far end of the order (rows with their records still come back in the order). */
   backwards: boolean;
-  /** Cursors (page-cursor.ts): only the rows strictly after `after` and before `before` in the order. */
+  /** Cursors (keyset.ts): only the rows strictly after `after` and before `before` in the order. */
   after: string | null;
   before: string | null;
   /**
@@ -245,114 +245,6 @@ function orderBy(order: OrderTerm[]): string {
 /** The order read from its far end: every key's direction turned, which also turns where NULLs go. */
 function reversed(term: OrderTerm): OrderTerm {
   return { ...term, direction: term.direction === 'ASC' ? 'DESC' : 'ASC' };
-}
-
-function allOf(clauses: string[]): string {
-  return clauses.map((clause) => `(${clause})`).join(' AND ');
-}
-
-/** A term of an ORDER BY, and what a cursor holds of it (page-cursor.ts). */
-export interface OrderTerm extends KeyShape {
-  expression: string;
-  direction: 'ASC' | 'DESC';
-}
-
-/** The cursors' predicates (keysetBound). */
-function cursorBounds(sql: SqlWriter, order: OrderTerm[], shape: OrderShape, slice: Slice): string[] {
-  const sides = (['after', 'before'] as const).filter((side) => slice[side] !== null);
-  return sides.map((side) => keysetBound(sql, order, decodeCursor(slice[side]!, side, shape), side));
-}
-
-/**
- * keysetBound over any keys, as a condition of its own: the store suite checks it against each
- * database's own ORDER BY on nullable keys in every direction (a payload sort's nullable keys are
- * NULL only where an earlier key, its type rank, already decides).
- */
-export function translateKeyset(dialect: SqlDialect, order: OrderTerm[], cursor: KeyValue[], side: CursorArgument): SqlStatement {
-  const sql = new SqlWriter(dialect);
-  return { sql: keysetBound(sql, order, cursor, side), values: sql.values };
-}
-
-/** A key with its cursor value bound (null: the cursor's value is NULL), and whether "beyond the cursor" means greater. */
-interface BoundKey {
-  term: OrderTerm;
-  value: string | null;
-  greater: boolean;
-}
-
-/**
- * The rows strictly after (or before) a cursor's row in the order: the lexicographic comparison of
- * the keys, each in its direction, (k1 > c1) OR (k1 = c1 AND k2 > c2) OR …, NULLs where the ORDER
- * BY puts them (SqlDialect.nullsFirstAscending). Written by halves (beyond), so that n keys make a
- * predicate of size n log n and depth log n. The leading run of keys that are never NULL and share
- * the first one's direction is also a row comparison, `(k1, k2) >= (c1, c2)`, which an index on
- * them serves as a range: a page in the default order or by `created_at` starts reading at the
- * cursor, whatever page it is. When that run is the whole order (those two orders), it is the
- * whole predicate, strict.
- */
-function keysetBound(sql: SqlWriter, order: OrderTerm[], cursor: KeyValue[], side: CursorArgument): string {
-  const keys = order.map((term, i): BoundKey => ({ term, value: bindKey(sql, term.kind, cursor[i]!), greater: (term.direction === 'ASC') === (side === 'after') }));
-  const run = keys.slice(0, leadingRun(keys));
-  if (run.length === 0) return beyond(sql.dialect, keys);
-  const row = (operator: string) => `(${run.map(({ term }) => term.expression).join(', ')}) ${operator} (${run.map(({ value }) => value).join(', ')})`;
-  const greater = run[0]!.greater;
-  if (run.length === keys.length) return row(greater ? '>' : '<');
-  return `${row(greater ? '>=' : '<=')} AND (${beyond(sql.dialect, keys)})`;
-}
-
-function leadingRun(keys: BoundKey[]): number {
-  const ends = keys.findIndex(({ term }) => term.nullable || term.direction !== keys[0]!.term.direction);
-  return ends < 0 ? keys.length : ends;
-}
-
-/** Rows beyond the cursor on `keys`: beyond it on the first half, or equal there and beyond on the second. */
-function beyond(dialect: SqlDialect, keys: BoundKey[]): string {
-  if (keys.length === 1) return beyondKey(dialect, keys[0]!);
-  const half = Math.ceil(keys.length / 2);
-  const first = keys.slice(0, half);
-  const rest = allOfKnown([...first.map(equalKey), beyond(dialect, keys.slice(half))]);
-  return anyOfKnown([beyond(dialect, first), rest]);
-}
-
-/** One key beyond the cursor's value. NULLs are all equal, and beyond every value or before every one. */
-function beyondKey(dialect: SqlDialect, { term, value, greater }: BoundKey): string {
-  const key = `(${term.expression})`;
-  const nullsBeyond = dialect.nullsFirstAscending !== greater;
-  if (value === null) return nullsBeyond ? 'FALSE' : `${key} IS NOT NULL`;
-  const compared = `${key} ${greater ? '>' : '<'} ${value}`;
-  return term.nullable && nullsBeyond ? `${compared} OR ${key} IS NULL` : compared;
-}
-
-function equalKey({ term, value }: BoundKey): string {
-  return value === null ? `(${term.expression}) IS NULL` : `(${term.expression}) = ${value}`;
-}
-
-/** AND of clauses, FALSE when one of them is. */
-function allOfKnown(clauses: string[]): string {
-  return clauses.includes('FALSE') ? 'FALSE' : allOf(clauses);
-}
-
-/** OR of clauses, without those that are FALSE. */
-function anyOfKnown(clauses: string[]): string {
-  const possible = clauses.filter((clause) => clause !== 'FALSE');
-  return possible.length === 0 ? 'FALSE' : possible.map((clause) => `(${clause})`).join(' OR ');
-}
-
-/** A cursor's value bound as its key's kind, or null for NULL (never bound: IS NULL tests it). */
-function bindKey(sql: SqlWriter, kind: KeyKind, value: KeyValue): string | null {
-  if (value === null) return null;
-  switch (kind) {
-    case 'text':
-      return sql.text(value as string);
-    case 'instant':
-      return sql.instant(value as string);
-    case 'double':
-      return sql.double(value as number);
-    case 'integer':
-      return sql.integer(value as number);
-    case 'boolean':
-      return sql.boolean(value as boolean);
-  }
 }
 
 /** The record of one key. */

@@ -33,7 +33,7 @@ import {
   writeNumbers,
 } from './query-translator.js';
 import type { KeyColumns, Read, RecordKey, RecordRow, Slice, SqlStatement } from './query-translator.js';
-import { type OrderShape, encodeCursor } from './page-cursor.js';
+import { type OrderShape, encodeCursor } from './keyset.js';
 import type { SqlDialect } from './sql/sql-dialect.js';
 import { ShortcutMemory } from './shortcut-memory.js';
 import { storeFailure } from './store-error.js';

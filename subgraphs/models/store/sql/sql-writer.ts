@@ -3,6 +3,11 @@ import type { PathSegment } from '../../../../kernel/records/record-filter.js';
 import { numberPath } from '../../domain/records/record-numbers.js';
 import type { ParamType, SqlDialect } from './sql-dialect.js';
 
+/** The AND of SQL clauses, each in parentheses. */
+export function allOf(clauses: string[]): string {
+  return clauses.map((clause) => `(${clause})`).join(' AND ');
+}
+
 /** Collects a statement's bound values and the joins it needs; the dialect writes the placeholders. */
 export class SqlWriter {
   readonly values: unknown[] = [];

@@ -6,7 +6,7 @@ import type { RecordPage, StorePage } from '../../../../subgraphs/models/domain/
 import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordQuery, RecordStore, StoredRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
-import { type OrderTerm, translateKeyset } from '../../../../subgraphs/models/store/query-translator.js';
+import { type OrderTerm, translateKeyset } from '../../../../subgraphs/models/store/keyset.js';
 import { createClient } from '@libsql/client';
 import pg from 'pg';
 import { DIALECTS, backendsUnderTest, createDatabase, onDatabase } from './support.js';

@@ -2,9 +2,15 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '../../../kernel/errors.js';
 import type { SortKey } from '../../../kernel/records/record-filter.js';
 import { unstorable } from '../../../kernel/records/storable-json.js';
+import type { SqlDialect } from './sql/sql-dialect.js';
+import { SqlWriter, allOf } from './sql/sql-writer.js';
+import type { Slice, SqlStatement } from './query-translator.js';
 
 /**
- * The cursor of a keyset page (query-translator.ts, translatePage): the values of every ORDER BY
+ * Keyset pages (docs/STORE.md "Keyset pages"), all of them: the cursor of a row, and the predicate
+ * of the rows beyond one, which query-translator.ts adds to a page's statement (translateRead).
+ *
+ * The cursor of a keyset page: the values of every ORDER BY
  * key of its row, so that the next page starts right after that row whatever was inserted or
  * deleted since. Opaque to clients: base64url of the JSON array `[fingerprint, value…]`, the
  * fingerprint naming the query (filter, model version and order) it belongs to. A cursor of another
@@ -123,5 +129,109 @@ function keyValue(kind: KeyKind, value: unknown): KeyValue {
       return Boolean(Number(value));
     case 'text':
       return String(value);
+  }
+}
+
+/** A term of an ORDER BY, and what a cursor holds of it. */
+export interface OrderTerm extends KeyShape {
+  expression: string;
+  direction: 'ASC' | 'DESC';
+}
+
+/** The cursors' predicates (keysetBound). */
+export function cursorBounds(sql: SqlWriter, order: OrderTerm[], shape: OrderShape, slice: Slice): string[] {
+  const sides = (['after', 'before'] as const).filter((side) => slice[side] !== null);
+  return sides.map((side) => keysetBound(sql, order, decodeCursor(slice[side]!, side, shape), side));
+}
+
+/**
+ * keysetBound over any keys, as a condition of its own: the store suite checks it against each
+ * database's own ORDER BY on nullable keys in every direction (a payload sort's nullable keys are
+ * NULL only where an earlier key, its type rank, already decides).
+ */
+export function translateKeyset(dialect: SqlDialect, order: OrderTerm[], cursor: KeyValue[], side: CursorArgument): SqlStatement {
+  const sql = new SqlWriter(dialect);
+  return { sql: keysetBound(sql, order, cursor, side), values: sql.values };
+}
+
+/** A key with its cursor value bound (null: the cursor's value is NULL), and whether "beyond the cursor" means greater. */
+interface BoundKey {
+  term: OrderTerm;
+  value: string | null;
+  greater: boolean;
+}
+
+/**
+ * The rows strictly after (or before) a cursor's row in the order: the lexicographic comparison of
+ * the keys, each in its direction, (k1 > c1) OR (k1 = c1 AND k2 > c2) OR …, NULLs where the ORDER
+ * BY puts them (SqlDialect.nullsFirstAscending). Written by halves (beyond), so that n keys make a
+ * predicate of size n log n and depth log n. The leading run of keys that are never NULL and share
+ * the first one's direction is also a row comparison, `(k1, k2) >= (c1, c2)`, which an index on
+ * them serves as a range: a page in the default order or by `created_at` starts reading at the
+ * cursor, whatever page it is. When that run is the whole order (those two orders), it is the
+ * whole predicate, strict.
+ */
+function keysetBound(sql: SqlWriter, order: OrderTerm[], cursor: KeyValue[], side: CursorArgument): string {
+  const keys = order.map((term, i): BoundKey => ({ term, value: bindKey(sql, term.kind, cursor[i]!), greater: (term.direction === 'ASC') === (side === 'after') }));
+  const run = keys.slice(0, leadingRun(keys));
+  if (run.length === 0) return beyond(sql.dialect, keys);
+  const row = (operator: string) => `(${run.map(({ term }) => term.expression).join(', ')}) ${operator} (${run.map(({ value }) => value).join(', ')})`;
+  const greater = run[0]!.greater;
+  if (run.length === keys.length) return row(greater ? '>' : '<');
+  return `${row(greater ? '>=' : '<=')} AND (${beyond(sql.dialect, keys)})`;
+}
+
+function leadingRun(keys: BoundKey[]): number {
+  const ends = keys.findIndex(({ term }) => term.nullable || term.direction !== keys[0]!.term.direction);
+  return ends < 0 ? keys.length : ends;
+}
+
+/** Rows beyond the cursor on `keys`: beyond it on the first half, or equal there and beyond on the second. */
+function beyond(dialect: SqlDialect, keys: BoundKey[]): string {
+  if (keys.length === 1) return beyondKey(dialect, keys[0]!);
+  const half = Math.ceil(keys.length / 2);
+  const first = keys.slice(0, half);
+  const rest = allOfKnown([...first.map(equalKey), beyond(dialect, keys.slice(half))]);
+  return anyOfKnown([beyond(dialect, first), rest]);
+}
+
+/** One key beyond the cursor's value. NULLs are all equal, and beyond every value or before every one. */
+function beyondKey(dialect: SqlDialect, { term, value, greater }: BoundKey): string {
+  const key = `(${term.expression})`;
+  const nullsBeyond = dialect.nullsFirstAscending !== greater;
+  if (value === null) return nullsBeyond ? 'FALSE' : `${key} IS NOT NULL`;
+  const compared = `${key} ${greater ? '>' : '<'} ${value}`;
+  return term.nullable && nullsBeyond ? `${compared} OR ${key} IS NULL` : compared;
+}
+
+function equalKey({ term, value }: BoundKey): string {
+  return value === null ? `(${term.expression}) IS NULL` : `(${term.expression}) = ${value}`;
+}
+
+/** AND of clauses, FALSE when one of them is. */
+function allOfKnown(clauses: string[]): string {
+  return clauses.includes('FALSE') ? 'FALSE' : allOf(clauses);
+}
+
+/** OR of clauses, without those that are FALSE. */
+function anyOfKnown(clauses: string[]): string {
+  const possible = clauses.filter((clause) => clause !== 'FALSE');
+  return possible.length === 0 ? 'FALSE' : possible.map((clause) => `(${clause})`).join(' OR ');
+}
+
+/** A cursor's value bound as its key's kind, or null for NULL (never bound: IS NULL tests it). */
+function bindKey(sql: SqlWriter, kind: KeyKind, value: KeyValue): string | null {
+  if (value === null) return null;
+  switch (kind) {
+    case 'text':
+      return sql.text(value as string);
+    case 'instant':
+      return sql.instant(value as string);
+    case 'double':
+      return sql.double(value as number);
+    case 'integer':
+      return sql.integer(value as number);
+    case 'boolean':
+      return sql.boolean(value as boolean);
   }
 }
