@@ -1,5 +1,4 @@
 import os from 'node:os';
-import { parseRecordFilter } from '../kernel/records/record-filter.js';
 import { type Figure, round } from './figures.js';
 import { type Comparison, type LoadRequest, type LoadResult, compareLoads, load } from './load.js';
 import { profileWhile, summarise } from './cpu-profile.js';
@@ -45,9 +44,8 @@ async function coreRoutes(wanted: (name: string) => boolean): Promise<Figure[]> 
     const [, model, op] = /^\/models\/([^/]+)\/versions\/([^/]+)$/.exec(urlPath) ?? [];
     if (method === 'POST' && op?.endsWith(':validate')) return registry.validate(model!, op.slice(0, -':validate'.length), (body as { payload: unknown }).payload);
     if (method === 'POST' && op?.endsWith(':query')) {
-      const { where, sort, limit } = parseRecordFilter((body as { filter?: unknown }).filter);
-      const found = await records.page(QUERY_CALLER, { where, sort, within: { model: model!, version: op.slice(0, -':query'.length) } }, { first: limit });
-      return { records: found.records.map((r) => ({ id: r.id, model: r.model, version: r.version, payload: r.payload })) };
+      const { page } = await records.pageByFilter(QUERY_CALLER, (body as { filter?: unknown }).filter ?? {}, { model: model!, version: op.slice(0, -':query'.length) });
+      return { records: page.records.map((r) => ({ id: r.id, model: r.model, version: r.version, payload: r.payload })) };
     }
     throw new Error(`bare route: no ${method} ${urlPath}`);
   };

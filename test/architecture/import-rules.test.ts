@@ -27,6 +27,16 @@ const RULES: Rule[] = [
   { files: /^rest-facade\//, forbidden: /^(subgraphs|server)\//, why: 'a facade reaches the domains only through the graph' },
   { files: /^kernel\//, forbidden: /^(gateway|rest-facade|subgraphs|server)\//, why: 'the kernel is shared by everything and depends on nothing of the project' },
   { files: /^subgraphs\//, forbidden: /^(gateway|rest-facade|server)\//, why: 'a subgraph is reached through the gateway and knows neither it nor the facades' },
+  {
+    files: /^(?!subgraphs\/models\/store\/(open-store|sql-record-store)\.ts$)/,
+    forbidden: /^(@prisma\/|prisma\/)/,
+    why: 'Prisma is the records store adapter\'s driver (open-store.ts, sql-record-store.ts; docs/STORE.md), nobody else\'s',
+  },
+  {
+    files: /^subgraphs\/models\/store\/(query-translator|keyset|sql\/)/,
+    forbidden: /^(@prisma\/|prisma\/|pg$|libsql|@libsql\/)/,
+    why: 'the SQL layer writes every statement of the records store; the adapter runs them',
+  },
 ];
 
 const PRODUCTION = ['kernel', 'subgraphs', 'gateway', 'rest-facade', 'server'];
