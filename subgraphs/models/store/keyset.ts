@@ -10,12 +10,11 @@ import type { Slice, SqlStatement } from './query-translator.js';
  * Keyset pages (docs/STORE.md "Keyset pages"), all of them: the cursor of a row, and the predicate
  * of the rows beyond one, which query-translator.ts adds to a page's statement (translateRead).
  *
- * The cursor of a keyset page: the values of every ORDER BY
- * key of its row, so that the next page starts right after that row whatever was inserted or
- * deleted since. Opaque to clients: base64url of the JSON array `[fingerprint, value…]`, the
- * fingerprint naming the query (filter, model version and order) it belongs to. A cursor of another
- * query (or a forged one) is 400 BAD_REQUEST, never an SQL error or a page of the wrong records. Not secret, and need not be:
- * every key is one the reader can see or learn by filtering (payload fields, created_at, id), or
+ * The cursor of a keyset page: the values of every ORDER BY key of its row, so that the next page
+ * starts right after that row whatever was inserted or deleted since. Opaque to clients: base64url
+ * of the JSON array `[fingerprint, value…]`, the fingerprint naming the query (filter, model
+ * version and order) it belongs to. A cursor of another query (or a forged one) is 400
+ * BAD_REQUEST, never an SQL error or a page of the wrong records. Not secret, and need not be: every key is one the reader can see or learn by filtering (payload fields, created_at, id), or
  * the record's random tie_break, which means nothing (query-translator.ts, tieBreak).
  */
 
