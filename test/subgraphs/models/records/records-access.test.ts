@@ -92,6 +92,9 @@ describe.each(backends)('records access on %s', (backend) => {
     expectError(await recordsStore(records, { id: 'x', model: 'm', version: '1', payload: 1 }, randomUUID()), 401, 'unauthorized');
     expectError(await call(records, 'GET', '/records/x'), 401, 'unauthorized');
     expectError(await recordsQuery(records, {}), 401, 'unauthorized');
+    // Who asks is settled before what is asked: a filter is not read for a caller without credentials.
+    expectError(await coreQuery(core, { where: [{ field: 'payload.x', op: 'in', value: 5 }] }), 401, 'UNAUTHORIZED');
+    expectError(await recordsQuery(records, { limit: 'many' }), 401, 'unauthorized');
     expect((await call(gateway, 'POST', '/graphql', { body: { query: '{ records { nodes { id } } }' } })).status).toBe(401);
   });
 

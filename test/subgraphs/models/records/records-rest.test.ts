@@ -104,6 +104,8 @@ describe.each(STORES)('on %s', (store) => {
     test('an unknown model version is 404 MODEL_NOT_FOUND, for :create and :query', async () => {
       expectError(await coreCreate(core, widget(), key(), {}, '/models/mini/versions/9.9'), 404, 'MODEL_NOT_FOUND');
       expectError(await coreQuery(core, {}, {}, '/models/nope/versions/1.0'), 404, 'MODEL_NOT_FOUND');
+      // The model version is looked up before its filter is read.
+      expectError(await coreQuery(core, { limit: 1001 }, {}, '/models/nope/versions/1.0'), 404, 'MODEL_NOT_FOUND');
     });
 
     test.each([
