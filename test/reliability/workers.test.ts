@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { localProfileEnv, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 import { type ServerProcess, partialRequest, spawnServer, tryConnect, isAlive, logged, workerPids } from '../support/server-process.js';
-import { type Answer, NO_AUTH } from '../support/system.js';
+import { type Answer, NO_AUTH, callOnNewConnection } from '../support/system.js';
 import { eventually, loadLoop } from '../support/load-loop.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 import { type Backend, backendsUnderTest, createDatabase, onDatabase } from '../subgraphs/models/store/support.js';
@@ -23,32 +22,7 @@ const assessment = (id: string) => ({ payload: { ...sample.payload, id } });
 const WRITER = { 'x-auth-subject': 'alice', 'x-auth-scopes': 'records:read records:write' };
 const READER = { 'x-auth-subject': 'bob', 'x-auth-scopes': 'records:read' };
 
-/** One request on a connection of its own, closed after the answer. */
-function fresh(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
-  return new Promise((resolve, reject) => {
-    const headers = { ...options.headers, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) };
-    const req = httpRequest(`${base}${path}`, { method, agent: false, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, headers: new Headers(response.headers as Record<string, string>), text, json: parseJson(text) });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
-function parseJson(text: string): any {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The worker that answered a request: the pid on its access log line (ACCESS_LOG, on by default),
@@ -86,7 +60,7 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
       const [started] = logged(server, 'started');
       expect(started!.workerPids).toHaveLength(2);
       expect(workerPids(server).sort()).toEqual([...started!.workerPids].sort());
-      const answers = await Promise.all(Array.from({ length: 20 }, () => fresh(server.url('core'), 'GET', '/models', { headers: WRITER })));
+      const answers = await Promise.all(Array.from({ length: 20 }, () => callOnNewConnection(server.url('core'), 'GET', '/models', { headers: WRITER })));
       expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
       expect(await workersOf(server, answers)).toEqual(new Set(started!.workerPids));
     });
@@ -94,7 +68,7 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
     test('50 concurrent identical :create through both workers store one record, no 5xx', async () => {
       const id = `same-${randomUUID()}`;
       const answers = await Promise.all(
-        Array.from({ length: 50 }, () => fresh(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(id), headers: { ...WRITER, 'idempotency-key': id } })),
+        Array.from({ length: 50 }, () => callOnNewConnection(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(id), headers: { ...WRITER, 'idempotency-key': id } })),
       );
       const statuses = answers.map((answer) => answer.status);
       expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
@@ -107,14 +81,14 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
 
     test('a grant made through one worker is seen by the other', async () => {
       const id = `granted-${randomUUID()}`;
-      expect((await fresh(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(id), headers: { ...WRITER, 'idempotency-key': id } })).status).toBe(200);
-      const listed = async () => (await fresh(server.url('records'), 'POST', '/records/query', { body: { filter: { where: [{ field: 'id', op: 'eq', value: id }] } }, headers: READER })).json.records;
+      expect((await callOnNewConnection(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(id), headers: { ...WRITER, 'idempotency-key': id } })).status).toBe(200);
+      const listed = async () => (await callOnNewConnection(server.url('records'), 'POST', '/records/query', { body: { filter: { where: [{ field: 'id', op: 'eq', value: id }] } }, headers: READER })).json.records;
       expect(await listed()).toEqual([]);
 
       const grant = 'mutation ($input: RecordReadGrantInput!) { grantRecordRead(input: $input) { granted } }';
-      const granted = await fresh(server.url('gateway'), 'POST', '/graphql', { body: { query: grant, variables: { input: { recordId: id, subject: 'bob' } } }, headers: WRITER });
+      const granted = await callOnNewConnection(server.url('gateway'), 'POST', '/graphql', { body: { query: grant, variables: { input: { recordId: id, subject: 'bob' } } }, headers: WRITER });
       expect(granted.json).toEqual({ data: { grantRecordRead: { granted: true } } });
-      const reads = await Promise.all(Array.from({ length: 10 }, () => fresh(server.url('records'), 'GET', `/records/${id}`, { headers: READER })));
+      const reads = await Promise.all(Array.from({ length: 10 }, () => callOnNewConnection(server.url('records'), 'GET', `/records/${id}`, { headers: READER })));
       expect(reads.map((answer) => answer.status)).toEqual(Array(10).fill(200));
       expect(await listed()).toEqual([expect.objectContaining({ id })]);
       // Some of the reads, all 200, were answered by the worker that did not grant.
@@ -127,13 +101,13 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
       const [victim, survivor] = workerPids(server);
       process.kill(victim!, 'SIGKILL');
       expect(await eventually(() => logged(server, 'worker died; starting another').length === 1)).toBe(true);
-      const meanwhile = await Promise.all(Array.from({ length: 10 }, () => fresh(server.url('core'), 'GET', '/admin/health')));
+      const meanwhile = await Promise.all(Array.from({ length: 10 }, () => callOnNewConnection(server.url('core'), 'GET', '/admin/health')));
       expect(meanwhile.map((answer) => answer.status)).toEqual(Array(10).fill(200));
 
       expect(await eventually(() => logged(server, 'worker replaced').length === 1)).toBe(true);
       const [replaced] = logged(server, 'worker replaced');
       expect(workerPids(server).sort()).toEqual([survivor!, replaced!.workerPid].sort());
-      const after = await Promise.all(Array.from({ length: 20 }, () => fresh(server.url('core'), 'GET', '/models', { headers: WRITER })));
+      const after = await Promise.all(Array.from({ length: 20 }, () => callOnNewConnection(server.url('core'), 'GET', '/models', { headers: WRITER })));
       expect(after.map((answer) => answer.status)).toEqual(Array(20).fill(200));
     });
   });
@@ -157,7 +131,7 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
     const outcomes: Array<{ key: string; status: number | 'no answer' }> = [];
     const load = loadLoop(async (n, lane) => {
       const key = `load-${lane}-${n}-${randomUUID()}`;
-      const status = await fresh(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(key), headers: { 'idempotency-key': key } }).then(
+      const status = await callOnNewConnection(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(key), headers: { 'idempotency-key': key } }).then(
         (answer) => answer.status,
         () => 'no answer' as const,
       );

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { projectPath } from '../../kernel/project.js';
 import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, callOnNewConnection, startTestSystem } from '../support/system.js';
 import { postgresReachable } from '../subgraphs/models/store/support.js';
 
 /**
@@ -19,17 +18,6 @@ function metricNames(expr: string): string[] {
   return [...expr.matchAll(/\b([a-z][a-z0-9]*_[a-z0-9_]+)\b(?!\s*\()/g)].map((match) => match[1]!);
 }
 
-function getOnNewConnection(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, headers: { connection: 'close' } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 let sut: TestSystem;
 
@@ -37,7 +25,7 @@ beforeAll(async () => {
   const mini = await miniModelHost();
   sut = await startTestSystem({ ...NO_AUTH, ...mini.env, METRICS_ENABLED: 'true' }, { store });
   const core = sut.url('core');
-  for (let i = 0; i < 10; i++) await getOnNewConnection(`${core}/models`);
+  for (let i = 0; i < 10; i++) await callOnNewConnection(core, 'GET', '/models');
   await call(core, 'POST', '/models/mini/versions/1.0:validate', { body: { payload: VALID_WIDGET } });
   await call(core, 'POST', '/models/mini/versions/1.0:query', { body: { filter: {} } });
 });
@@ -46,14 +34,14 @@ afterAll(async () => {
 });
 
 test('every scrape, whichever worker it reaches, counts every worker\'s requests', async () => {
-  const scrapes = await Promise.all(Array.from({ length: 4 }, () => getOnNewConnection(`${sut.url('core')}/admin/metrics`)));
+  const scrapes = await Promise.all(Array.from({ length: 4 }, () => callOnNewConnection(sut.url('core'), 'GET', '/admin/metrics').then((answer) => answer.text)));
   const modelsCount = (text: string) => Number(/^http_request_duration_seconds_count\{facade="core",route="\/models",method="GET",status="200"\} (\d+)$/m.exec(text)?.[1]);
   expect(scrapes.map(modelsCount)).toEqual([10, 10, 10, 10]);
   expect(scrapes.map((text) => /^workers_live (\d+)$/m.exec(text)?.[1])).toEqual(Array(4).fill(expect.stringMatching(/^[1-9]\d*$/)));
 });
 
 test('every metric the Grafana dashboard uses is exported', async () => {
-  const scrape = await getOnNewConnection(`${sut.url('core')}/admin/metrics`);
+  const scrape = await callOnNewConnection(sut.url('core'), 'GET', '/admin/metrics').then((answer) => answer.text);
   const exported = new Set(scrape.split('\n').filter((line) => line && !line.startsWith('#')).map((line) => line.split(/[{ ]/)[0]));
   const used = [...new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricNames(target.expr))))].sort();
   expect(used.length).toBeGreaterThan(15);
@@ -63,7 +51,7 @@ test('every metric the Grafana dashboard uses is exported', async () => {
 });
 
 test('the runtime, the registry and the database pool are there', async () => {
-  const scrape = await getOnNewConnection(`${sut.url('core')}/admin/metrics`);
+  const scrape = await callOnNewConnection(sut.url('core'), 'GET', '/admin/metrics').then((answer) => answer.text);
   expect(scrape).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m);
   expect(scrape).toMatch(/^nodejs_heap_size_used_bytes \d/m);
   expect(scrape).toMatch(/^registry_models 1$/m);

@@ -1,8 +1,7 @@
-import { request } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { projectPath } from '../../kernel/project.js';
 import { miniModelHost } from '../support/mini-model.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, callOnNewConnection, startTestSystem } from '../support/system.js';
 import { eventually } from '../support/load-loop.js';
 
 /**
@@ -16,16 +15,6 @@ const fileCatalog = JSON.stringify([{ model: 're-indicators-specification', vers
 
 const lines = (sut: TestSystem, msg: string) => sut.logs.filter((line) => line.msg === msg);
 
-function getOnNewConnection(url: string, headers: Record<string, string> = {}): Promise<{ status: number; requestId: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, headers: { ...headers, connection: 'close' } }, (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, requestId: String(response.headers['x-request-id']) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('start-up and access log, as `npm run serve` starts', () => {
   let sut: TestSystem;
@@ -55,28 +44,28 @@ describe('start-up and access log, as `npm run serve` starts', () => {
   });
 
   test('one access line per request at the edge, with its route or operation, status, duration, request id and client; probes left out', async () => {
-    const models = await getOnNewConnection(`${sut.url('core')}/models`);
-    const probe = await getOnNewConnection(`${sut.url('core')}/admin/health`);
+    const models = await callOnNewConnection(sut.url('core'), 'GET', '/models');
+    const probe = await callOnNewConnection(sut.url('core'), 'GET', '/admin/health');
     const graph = await call(sut.url('gateway'), 'POST', '/graphql', {
       body: { query: 'query ListVersions { modelVersions { version } }' },
       headers: { 'graphql-client-name': 'passport-app' },
     });
     const ofRequest = (requestId: string) => lines(sut, 'request').filter((line) => line.requestId === requestId);
     await eventually(() => ofRequest(graph.headers.get('x-request-id')!).length === 1);
-    expect(ofRequest(models.requestId)).toEqual([
+    expect(ofRequest(models.headers.get('x-request-id')!)).toEqual([
       expect.objectContaining({ door: 'core', method: 'GET', route: '/models', status: 200, durationMs: expect.any(Number), client: 'unknown' }),
     ]);
     expect(ofRequest(graph.headers.get('x-request-id')!)).toEqual([
       expect.objectContaining({ door: 'graphql', method: 'POST', route: '/graphql', operation: 'ListVersions', status: 200, client: 'passport-app' }),
     ]);
-    expect(ofRequest(probe.requestId)).toEqual([]);
+    expect(ofRequest(probe.headers.get('x-request-id')!)).toEqual([]);
   });
 });
 
 test('ACCESS_LOG=false: no access line', async () => {
   const mini = await miniModelHost();
   const sut = await startTestSystem({ ...NO_AUTH, ...mini.env, ACCESS_LOG: 'false' });
-  expect((await getOnNewConnection(`${sut.url('core')}/models`)).status).toBe(200);
+  expect((await callOnNewConnection(sut.url('core'), 'GET', '/models')).status).toBe(200);
   expect((await call(sut.url('gateway'), 'POST', '/graphql', { body: { query: '{ modelVersionCount }' } })).status).toBe(200);
   expect(lines(sut, 'request')).toEqual([]);
 });

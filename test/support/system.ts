@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createLogger } from '../../kernel/logger.js';
@@ -134,6 +135,37 @@ export interface Answer {
   json: any;
 }
 
+/**
+ * One request on a connection of its own, closed after the answer: the cluster's primary hands each
+ * new connection to the next worker, so requests sent this way reach every worker in turn (`call`'s
+ * fetch keeps connections alive and may send them all to one). The body is sent as JSON.
+ */
+export function callOnNewConnection(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+  const headers = { ...options.headers, connection: 'close', ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { method, agent: false, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: response.statusCode ?? 0, headers: new Headers(response.headers as Record<string, string>), text, json: jsonOrUndefined(text) });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function jsonOrUndefined(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A plain HTTP request as a client sends it; the body is sent as JSON unless it is a string. */
 export async function call(
   base: string,
@@ -149,11 +181,5 @@ export async function call(
   }
   const response = await fetch(base + path, { method, headers, body });
   const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return { status: response.status, headers: response.headers, text, json: jsonOrUndefined(text) };
 }

@@ -1,7 +1,6 @@
-import { request } from 'node:http';
 import { JwksServer } from '../../support/jwks-server.js';
 import { miniModelHost } from '../../support/mini-model.js';
-import { type TestSystem, startTestSystem } from '../../support/system.js';
+import { type TestSystem, callOnNewConnection, startTestSystem } from '../../support/system.js';
 
 /**
  * Issue "The contract holds as deployed": each worker keeps its own JWKS cache (deliberately: no
@@ -23,17 +22,9 @@ afterAll(async () => {
 });
 
 /** GET /models with a bearer token, each on a connection of its own: the primary hands them to the workers in turn. */
-function statusesOnNewConnections(token: string, count = 12): Promise<number[]> {
-  const one = () =>
-    new Promise<number>((resolve, reject) => {
-      const req = request(`${sut.url('core')}/models`, { agent: false, headers: { authorization: `Bearer ${token}`, connection: 'close' } }, (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  return Promise.all(Array.from({ length: count }, one));
+async function statusesOnNewConnections(token: string, count = 12): Promise<number[]> {
+  const answers = await Promise.all(Array.from({ length: count }, () => callOnNewConnection(sut.url('core'), 'GET', '/models', { headers: { authorization: `Bearer ${token}` } })));
+  return answers.map((answer) => answer.status);
 }
 
 test('a valid token is accepted by every worker, each with the key set it fetched', async () => {

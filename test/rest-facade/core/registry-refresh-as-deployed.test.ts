@@ -1,7 +1,6 @@
-import { request } from 'node:http';
 import type { ArtifactHost } from '../../support/artifact-host.js';
 import { miniArtifact, miniModelHost } from '../../support/mini-model.js';
-import { NO_AUTH, STORES, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, STORES, type TestSystem, call, callOnNewConnection, startTestSystem } from '../../support/system.js';
 
 /**
  * Issue "The contract holds as deployed": `POST /admin/registry/refresh` against the system as
@@ -11,21 +10,6 @@ import { NO_AUTH, STORES, type TestSystem, call, startTestSystem } from '../../s
  */
 const GADGET = { model: 'gadget', version: '2.0' };
 
-/** A GET on a connection of its own: the primary hands each new connection to the next worker. */
-function getOnNewConnection(base: string, path: string): Promise<{ status: number; json: any }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { agent: false, headers: { connection: 'close' } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, json: text.startsWith('{') ? JSON.parse(text) : text });
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe.each(STORES)('on %s', (store) => {
   let host: ArtifactHost;
@@ -74,9 +58,9 @@ describe.each(STORES)('on %s', (store) => {
       const answer = await refresh();
       expect(answer.status).toBe(200);
       expect(answer.json.models_found).toBe(2);
-      const schemas = await Promise.all(Array.from({ length: 12 }, () => getOnNewConnection(core, '/models/gadget/versions/2.0/schema')));
+      const schemas = await Promise.all(Array.from({ length: 12 }, () => callOnNewConnection(core, 'GET', '/models/gadget/versions/2.0/schema')));
       expect(schemas.map((s) => s.status)).toEqual(Array(12).fill(200));
-      const statuses = await Promise.all(Array.from({ length: 12 }, () => getOnNewConnection(core, '/admin/status')));
+      const statuses = await Promise.all(Array.from({ length: 12 }, () => callOnNewConnection(core, 'GET', '/admin/status')));
       const registries = statuses.map((s) => s.json.registry);
       expect(new Set(registries.map((r) => r.last_refresh_at))).toEqual(new Set([answer.json.refreshed_at]));
       expect(new Set(registries.map((r) => r.catalog_revision)).size).toBe(1);
