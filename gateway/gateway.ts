@@ -11,7 +11,7 @@ import { PlannedOperations } from './executor/planned/planned-operations.js';
 import { HivePlannedOperations } from './executor/planned/hive-planned-operations.js';
 import { type PlannerMode, loadHivePlanner } from './executor/planner.js';
 import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
-import { DemandDirectives, declareDemand } from './pipeline/limits/demand-directives.js';
+import { DemandDirectives, declareDemand } from '../pipeline/limits/demand-directives.js';
 
 export interface Gateway {
   /** The client-visible (API) schema. */

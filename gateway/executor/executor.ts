@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
 import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode, print } from 'graphql';
-import { fragmentsOf } from '../pipeline/limits/measure.js';
+import { fragmentsOf } from '../../pipeline/limits/measure.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { SubgraphClient } from './subgraph-client.js';
 

@@ -1,23 +1,10 @@
 import type { GraphQLDataSource } from '@apollo/gateway';
-import type { GraphQLFormattedError } from 'graphql';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
-
-/** One operation for a subgraph, as the query planner wrote it. */
-export interface SubgraphRequest {
-  query: string;
-  variables: Record<string, unknown>;
-  operationName?: string;
-}
+import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 
 /** Whether the planner wrote a query (its documents start with their operation's keyword, or `{`): never a mutation. */
 export function isQuery(request: SubgraphRequest): boolean {
   return /^\s*(query\b|\{)/.test(request.query);
-}
-
-/** A subgraph's answer, as GraphQL over HTTP carries it. */
-export interface SubgraphResponse {
-  data?: Record<string, unknown> | null;
-  errors?: readonly GraphQLFormattedError[];
 }
 
 /**

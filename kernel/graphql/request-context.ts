@@ -8,12 +8,12 @@ export interface AccessControl {
   authorizer: Authorizer;
 }
 
-/** What the door that received a request keeps of it for its log line (gateway/pipeline/). */
+/** What the door that received a request keeps of it for its log line (pipeline/). */
 export interface RequestTrace {
   requestId: string;
   /** Errors of this request that are the server's fault (a 5xx code), as thrown, causes and all. */
   failures: unknown[];
-  /** What the request may still use while it runs (gateway/pipeline/request-budget.ts). */
+  /** What the request may still use while it runs (pipeline/request-budget.ts). */
   budget: RequestBudget;
 }
 
