@@ -1,10 +1,13 @@
-import { type ApolloServerPlugin, type GraphQLRequestListener, HeaderMap } from '@apollo/server';
+import { type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type GraphQLRequestListener, HeaderMap } from '@apollo/server';
 import type { ExecutionResult } from 'graphql';
-import type { RequestContext } from '../kernel/graphql/request-context.js';
+import { type RequestContext, isRequestContext } from '../kernel/graphql/request-context.js';
 import type { Gateway } from './gateway.js';
 
-/** What `answer` left for Apollo's gateway path: a result with errors to format, or a failure to report. */
-type Settled = { result: ExecutionResult } | { failure: unknown };
+/** What `answer` left for Apollo's gateway path: a result with errors to format, a failure to report, or the operation declined (the stock executor's). */
+type Settled = { result: ExecutionResult } | { failure: unknown } | { declined: true };
+
+/** Apollo Server's GatewayInterface, as its constructor types it. */
+type ServerGateway = ApolloServerOptionsWithGateway<RequestContext>['gateway'];
 
 /**
  * How Apollo Server gets `/graphql`'s answers from the gateway we already loaded (the REST facades
@@ -34,7 +37,10 @@ export function apolloAnswers(gateway: Gateway, supergraphSdl: string) {
         settled.set(contextValue, { failure });
         return null;
       }
-      if (result === null) return null;
+      if (result === null) {
+        settled.set(contextValue, { declined: true });
+        return null;
+      }
       if (result.errors?.length) {
         settled.set(contextValue, { result });
         return null;
@@ -43,17 +49,18 @@ export function apolloAnswers(gateway: Gateway, supergraphSdl: string) {
     },
   };
   const plugin: ApolloServerPlugin<RequestContext> = { requestDidStart: async () => listener };
-  const apolloGateway = {
+  const apolloGateway: ServerGateway = {
     load: async () => ({
-      executor: async (requestContext: { context: RequestContext }) => {
-        const answered = settled.get(requestContext.context);
-        if (!answered) return gateway.executor(requestContext as never);
-        settled.delete(requestContext.context);
+      executor: async (requestContext) => {
+        const { context } = requestContext;
+        const answered = isRequestContext(context) ? settled.get(context) : undefined;
+        if (!answered || 'declined' in answered) return gateway.stock(requestContext);
+        if (isRequestContext(context)) settled.delete(context);
         if ('failure' in answered) throw answered.failure;
         return answered.result;
       },
     }),
-    onSchemaLoadOrUpdate(callback: (schema: { apiSchema: typeof gateway.schema; coreSupergraphSdl: string }) => void) {
+    onSchemaLoadOrUpdate(callback) {
       callback({ apiSchema: gateway.schema, coreSupergraphSdl: supergraphSdl });
       return () => undefined;
     },
@@ -61,3 +68,4 @@ export function apolloAnswers(gateway: Gateway, supergraphSdl: string) {
   };
   return { plugin, gateway: apolloGateway };
 }
+

@@ -1,10 +1,12 @@
 import { type ExecutionResult, type GraphQLSchema, parse } from 'graphql';
 import type { Logger } from 'pino';
-import type { RequestContext } from '../kernel/graphql/request-context.js';
+import { type RequestContext, isRequestContext } from '../kernel/graphql/request-context.js';
 import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
 import { apolloGateway } from './apollo-gateway.js';
 import { boundedApolloCache } from './bounded-apollo-cache.js';
-import { type ApolloExecutor, stockExecution } from './executor/apollo-executor.js';
+import { stockExecution } from './executor/apollo-executor.js';
+import type { ApolloGateway } from '@apollo/gateway';
+import { NO_BUDGET } from '../kernel/request-budget.js';
 import { type ExecutorMode, type OperationExecutor, type OperationRequest, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
 import { PlannedOperations } from './executor/planned/planned-operations.js';
@@ -23,10 +25,13 @@ export interface Gateway {
    * subgraph queries in flight shared; null when it declines (then `executor` has it answered).
    */
   answer(request: OperationRequest): Promise<ExecutionResult | null>;
-  /** The executor of Apollo Server's requests (`/graphql`): `answer`, else @apollo/gateway's own. */
-  executor: ApolloExecutor;
+  /** @apollo/gateway's own executor, for a `/graphql` request `answer` declined: asked once, never the planned executor again. */
+  stock: StockExecutor;
   stop(): Promise<void>;
 }
+
+/** @apollo/gateway's executor, as its `load()` hands it over (Apollo's GatewayInterface executor). */
+export type StockExecutor = Awaited<ReturnType<ApolloGateway['load']>>['executor'];
 
 export interface GatewayOptions {
   executor: ExecutorMode;
@@ -60,7 +65,9 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
     __exposeQueryPlanExperimental: false,
     // Query plans by document hash and operation name, bounded by entries and by their JSON (as @apollo/gateway measures them).
     queryPlannerConfig: { cache: boundedApolloCache((plan) => JSON.stringify(plan).length) },
-    experimental_didResolveQueryPlan: (resolved) => executor.onPlan?.(resolved),
+    experimental_didResolveQueryPlan: ({ queryPlan, requestContext: { document, operation, request } }) => {
+      if (document && operation) executor.onPlan?.({ queryPlan, document, operation, operationName: request.operationName });
+    },
     buildService: ({ name }) => {
       const client = shared[name];
       if (!client) throw new Error(`no client for subgraph ${name}`);
@@ -71,7 +78,7 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   const { schema } = loaded;
   // The API schema has lost the subgraphs' @cost and @listSize; composition kept them in the supergraph.
   declareDemand(schema, DemandDirectives.fromDocument(parse(supergraphSdl)));
-  const stock = loaded.executor as ApolloExecutor;
+  const stock = loaded.executor;
   const stockRoute = stockExecution(stock, schema, options.logger);
   executor = operationExecutor(options, schema, supergraphSdl);
   // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
@@ -79,12 +86,7 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   return {
     schema,
     answer: (request) => answerWithinBudget(request.context.budget, () => planned(request)),
-    executor: async (requestContext) => {
-      // Apollo Server's gateway request context: `context` is the request's RequestContext.
-      const { document, request, context } = requestContext as { document: PreparedOperation['document']; request: { operationName?: string; variables?: Record<string, unknown> }; context: RequestContext };
-      const run = async () => (await planned({ document, operationName: request.operationName, variables: request.variables ?? {}, context })) ?? ((await stock(requestContext)) as ExecutionResult);
-      return answerWithinBudget(context.budget, run);
-    },
+    stock: (requestContext) => answerWithinBudget(isRequestContext(requestContext.context) ? requestContext.context.budget : NO_BUDGET, () => stock(requestContext)),
     execute(prepared, variables, context) {
       const run = async () => (await executor.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs)) ?? stockRoute(prepared, variables, context);
       return answerWithinBudget(context.budget, run);
@@ -100,3 +102,4 @@ function operationExecutor(options: GatewayOptions, schema: GraphQLSchema, super
   if ('error' in hive) throw hive.error;
   return new HivePlannedOperations(hive.planner, schema, supergraphSdl);
 }
+

@@ -46,7 +46,7 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
   const door = graphqlDoor('graphql');
   const answers = apolloAnswers(options.gateway, options.supergraphSdl);
   const server = new ApolloServer<RequestContext>({
-    gateway: answers.gateway as never,
+    gateway: answers.gateway,
     // Apollo Server's own rule would tell users to "pass introspection: true to ApolloServer".
     introspection: true,
     validationRules: options.introspection ? [] : [noIntrospection()],

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
+import type { QueryPlan } from '@apollo/query-planner';
 import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode, print } from 'graphql';
 import { fragmentsOf } from '../../pipeline/limits/measure.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
@@ -20,8 +20,17 @@ export type ExecutorMode = (typeof EXECUTOR_MODES)[number];
  * makes. `apollo` mode is the executor that declines everything.
  */
 export interface OperationExecutor {
-  readonly onPlan?: Experimental_DidResolveQueryPlanCallback;
+  readonly onPlan?: (plan: ResolvedPlan) => void;
   execute(request: OperationRequest, subgraphs: Readonly<Record<string, SubgraphClient>>): Promise<ExecutionResult | null>;
+}
+
+/** A plan @apollo/gateway made, with the operation it is for (what its `experimental_didResolveQueryPlan` reports). */
+export interface ResolvedPlan {
+  queryPlan: QueryPlan;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  /** The operation name the request gave, if any. */
+  operationName: string | undefined;
 }
 
 /** GATEWAY_EXECUTOR=apollo: every request is @apollo/gateway's. */

@@ -84,3 +84,8 @@ export function requestContext(access: AccessControl, source: CredentialSource, 
   };
   return context;
 }
+
+/** A GatewayInterface executor receives a request's context as a plain record: ours when a door of this process made it. */
+export function isRequestContext(context: object): context is RequestContext {
+  return 'trace' in context && 'budget' in context;
+}
