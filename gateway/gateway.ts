@@ -1,13 +1,11 @@
 import { type ExecutionResult, type GraphQLSchema, parse } from 'graphql';
 import type { Logger } from 'pino';
-import { type RequestContext, isRequestContext } from '../kernel/graphql/request-context.js';
+import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
 import { apolloGateway } from './apollo-gateway.js';
 import { boundedApolloCache } from './bounded-apollo-cache.js';
 import { stockExecution } from './executor/apollo-executor.js';
-import type { ApolloGateway } from '@apollo/gateway';
-import { NO_BUDGET } from '../kernel/request-budget.js';
-import { type ExecutorMode, type OperationExecutor, type OperationRequest, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
+import { type ExecutorMode, type OperationExecutor, type ResolvedOperation, STOCK_ONLY } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
 import { PlannedOperations } from './executor/planned/planned-operations.js';
 import { HivePlannedOperations } from './executor/planned/hive-planned-operations.js';
@@ -18,20 +16,23 @@ import { DemandDirectives, declareDemand } from '../pipeline/limits/demand-direc
 export interface Gateway {
   /** The client-visible (API) schema. */
   schema: GraphQLSchema;
-  /** Runs a REST route's operation (parsed and validated against `schema` at start-up). */
-  execute(operation: PreparedOperation, variables: Record<string, unknown>, context: RequestContext): Promise<ExecutionResult>;
   /**
-   * A `/graphql` request's answer from the OperationExecutor of GATEWAY_EXECUTOR, with identical
-   * subgraph queries in flight shared; null when it declines (then `executor` has it answered).
+   * Runs an operation parsed and validated against `schema`, within its request's budget: the
+   * OperationExecutor of GATEWAY_EXECUTOR answers it or declines, and a declined operation is
+   * @apollo/gateway's own executor's (the planned executor is never asked again).
    */
-  answer(request: OperationRequest): Promise<ExecutionResult | null>;
-  /** @apollo/gateway's own executor, for a `/graphql` request `answer` declined: asked once, never the planned executor again. */
-  stock: StockExecutor;
+  execute(request: GatewayRequest): Promise<ExecutionResult>;
   stop(): Promise<void>;
 }
 
-/** @apollo/gateway's executor, as its `load()` hands it over (Apollo's GatewayInterface executor). */
-export type StockExecutor = Awaited<ReturnType<ApolloGateway['load']>>['executor'];
+/** An operation to run, from a REST route or `/graphql`. */
+export interface GatewayRequest {
+  operation: ResolvedOperation;
+  variables: Record<string, unknown>;
+  context: RequestContext;
+  /** `/graphql`'s: identical subgraph queries in flight are shared (executor/inflight-sharing.ts). */
+  shareInFlight: boolean;
+}
 
 export interface GatewayOptions {
   executor: ExecutorMode;
@@ -78,17 +79,14 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   const { schema } = loaded;
   // The API schema has lost the subgraphs' @cost and @listSize; composition kept them in the supergraph.
   declareDemand(schema, DemandDirectives.fromDocument(parse(supergraphSdl)));
-  const stock = loaded.executor;
-  const stockRoute = stockExecution(stock, schema, options.logger);
+  const stock = stockExecution(loaded.executor, schema, options.logger);
   executor = operationExecutor(options, schema, supergraphSdl);
-  // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
-  const planned = (request: OperationRequest) => executor.execute(request, shared);
   return {
     schema,
-    answer: (request) => answerWithinBudget(request.context.budget, () => planned(request)),
-    stock: (requestContext) => answerWithinBudget(isRequestContext(requestContext.context) ? requestContext.context.budget : NO_BUDGET, () => stock(requestContext)),
-    execute(prepared, variables, context) {
-      const run = async () => (await executor.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs)) ?? stockRoute(prepared, variables, context);
+    execute({ operation, variables, context, shareInFlight }) {
+      const request = { document: operation.document, operationName: operation.requestOperationName, variables, context };
+      const run = async () => (await executor.execute(request, shareInFlight ? shared : subgraphs)) ?? stock(operation, variables, context);
+      // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
       return answerWithinBudget(context.budget, run);
     },
     stop: () => apollo.stop(),

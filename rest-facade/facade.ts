@@ -67,7 +67,7 @@ async function answerFor(options: FacadeOptions, req: IncomingMessage, match: Re
   async function run(prepared: PreparedOperation, variables: Record<string, unknown>): Promise<unknown> {
     exchange.operationName = prepared.operationName;
     options.pipeline.operation({ exchange, operation: prepared.operation, fragments: prepared.fragments, schema: options.gateway.schema, variables });
-    const result = await options.gateway.execute(prepared, variables, context);
+    const result = await options.gateway.execute({ operation: prepared, variables, context, shareInFlight: false });
     if (result.errors?.length) throw refusalOf(result.errors[0]!, exchange);
     return result.data;
   }
