@@ -4,28 +4,34 @@ import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
 import { apolloGateway } from './apollo-gateway.js';
 import { boundedApolloCache } from './bounded-apollo-cache.js';
-import { type ApolloExecutor, stockExecution } from './executor/apollo-executor.js';
-import { type ExecutorMode, type OperationExecutor, type OperationRequest, type PreparedOperation, STOCK_ONLY } from './executor/executor.js';
+import { stockExecution } from './executor/apollo-executor.js';
+import { type ExecutorMode, type OperationExecutor, type ResolvedOperation, STOCK_ONLY } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
 import { PlannedOperations } from './executor/planned/planned-operations.js';
 import { HivePlannedOperations } from './executor/planned/hive-planned-operations.js';
 import { type PlannerMode, loadHivePlanner } from './executor/planner.js';
 import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
-import { DemandDirectives, declareDemand } from './pipeline/limits/demand-directives.js';
+import { DemandDirectives, declareDemand } from '../pipeline/limits/demand-directives.js';
 
 export interface Gateway {
   /** The client-visible (API) schema. */
   schema: GraphQLSchema;
-  /** Runs a REST route's operation (parsed and validated against `schema` at start-up). */
-  execute(operation: PreparedOperation, variables: Record<string, unknown>, context: RequestContext): Promise<ExecutionResult>;
   /**
-   * A `/graphql` request's answer from the OperationExecutor of GATEWAY_EXECUTOR, with identical
-   * subgraph queries in flight shared; null when it declines (then `executor` has it answered).
+   * Runs an operation parsed and validated against `schema`, within its request's budget: the
+   * OperationExecutor of GATEWAY_EXECUTOR answers it or declines, and a declined operation is
+   * @apollo/gateway's own executor's (the planned executor is never asked again).
    */
-  answer(request: OperationRequest): Promise<ExecutionResult | null>;
-  /** The executor of Apollo Server's requests (`/graphql`): `answer`, else @apollo/gateway's own. */
-  executor: ApolloExecutor;
+  execute(request: GatewayRequest): Promise<ExecutionResult>;
   stop(): Promise<void>;
+}
+
+/** An operation to run, from a REST route or `/graphql`. */
+export interface GatewayRequest {
+  operation: ResolvedOperation;
+  variables: Record<string, unknown>;
+  context: RequestContext;
+  /** `/graphql`'s: identical subgraph queries in flight are shared (executor/inflight-sharing.ts). */
+  shareInFlight: boolean;
 }
 
 export interface GatewayOptions {
@@ -60,7 +66,9 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
     __exposeQueryPlanExperimental: false,
     // Query plans by document hash and operation name, bounded by entries and by their JSON (as @apollo/gateway measures them).
     queryPlannerConfig: { cache: boundedApolloCache((plan) => JSON.stringify(plan).length) },
-    experimental_didResolveQueryPlan: (resolved) => executor.onPlan?.(resolved),
+    experimental_didResolveQueryPlan: ({ queryPlan, requestContext: { document, operation, request } }) => {
+      if (document && operation) executor.onPlan?.({ queryPlan, document, operation, operationName: request.operationName });
+    },
     buildService: ({ name }) => {
       const client = shared[name];
       if (!client) throw new Error(`no client for subgraph ${name}`);
@@ -71,22 +79,14 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   const { schema } = loaded;
   // The API schema has lost the subgraphs' @cost and @listSize; composition kept them in the supergraph.
   declareDemand(schema, DemandDirectives.fromDocument(parse(supergraphSdl)));
-  const stock = loaded.executor as ApolloExecutor;
-  const stockRoute = stockExecution(stock, schema, options.logger);
+  const stock = stockExecution(loaded.executor, schema, options.logger);
   executor = operationExecutor(options, schema, supergraphSdl);
-  // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
-  const planned = (request: OperationRequest) => executor.execute(request, shared);
   return {
     schema,
-    answer: (request) => answerWithinBudget(request.context.budget, () => planned(request)),
-    executor: async (requestContext) => {
-      // Apollo Server's gateway request context: `context` is the request's RequestContext.
-      const { document, request, context } = requestContext as { document: PreparedOperation['document']; request: { operationName?: string; variables?: Record<string, unknown> }; context: RequestContext };
-      const run = async () => (await planned({ document, operationName: request.operationName, variables: request.variables ?? {}, context })) ?? ((await stock(requestContext)) as ExecutionResult);
-      return answerWithinBudget(context.budget, run);
-    },
-    execute(prepared, variables, context) {
-      const run = async () => (await executor.execute({ document: prepared.document, operationName: prepared.requestOperationName, variables, context }, subgraphs)) ?? stockRoute(prepared, variables, context);
+    execute({ operation, variables, context, shareInFlight }) {
+      const request = { document: operation.document, operationName: operation.requestOperationName, variables, context };
+      const run = async () => (await executor.execute(request, shareInFlight ? shared : subgraphs)) ?? stock(operation, variables, context);
+      // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
       return answerWithinBudget(context.budget, run);
     },
     stop: () => apollo.stop(),
@@ -100,3 +100,4 @@ function operationExecutor(options: GatewayOptions, schema: GraphQLSchema, super
   if ('error' in hive) throw hive.error;
   return new HivePlannedOperations(hive.planner, schema, supergraphSdl);
 }
+

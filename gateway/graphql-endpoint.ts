@@ -1,19 +1,17 @@
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { DomainError, isErrorCode } from '../kernel/errors.js';
 import { fromGraphQLError, isGraphQLRequestCode, toGraphQLError } from '../kernel/graphql/graphql-errors.js';
-import type { Exchange, RequestPipeline } from './pipeline/pipeline.js';
-import { graphqlDoor, refusal, stringifyAnswer } from './pipeline/graphql-door.js';
+import type { Answer, Exchange, RequestPipeline } from '../pipeline/pipeline.js';
+import { graphqlDoor } from '../pipeline/graphql-door.js';
+import { apolloDoorPlugin, refusal, stringifyAnswer } from './apollo-door.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from './gateway.js';
-import { graphqlJsonBody, graphqlRefusal, rejectUnreadableBody } from '../kernel/http/graphql-body.js';
+import { graphqlJsonBody, graphqlRefusal } from '../kernel/http/graphql-body.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
-import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
-import { documentSizeGuard } from './document-size-guard.js';
 import { type TrustedDocuments, trustedDocumentsGuard } from './trusted-documents.js';
 import { noIntrospection, withoutSuggestions } from '../kernel/graphql/no-introspection.js';
 import { graphiqlRoutes, noGraphiql } from './ide.js';
@@ -28,11 +26,9 @@ export interface GraphQLEndpointOptions {
   /** GRAPHQL_IDE: GraphiQL for a browser's `GET /graphql` (ide.ts); default false. */
   ide?: boolean;
   body: BodyLimits;
-  /** Documents over these are refused before Apollo Server parses them (document-size-guard.ts). */
-  limits: DocumentSizeLimits;
   /** GRAPHQL_TRUSTED_DOCUMENTS: only these documents run (trusted-documents.ts); null or absent: any document, and automatic persisted queries. */
   trustedDocuments?: TrustedDocuments | null;
-  /** The request concerns every door runs (request id, the log line of a server error). */
+  /** The request concerns every door runs (request id, document size and operation limits, the log line of a server error). */
   pipeline: RequestPipeline;
   /** The port's admin paths (usage/usage-endpoint.ts), served before its 404. */
   admin?: express.Router;
@@ -47,10 +43,10 @@ export interface GraphQLEndpointOptions {
  * suggest field or type names either ("Did you mean …").
  */
 export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<{ app: Express; server: ApolloServer<RequestContext> }> {
-  const door = graphqlDoor(options.pipeline);
+  const door = graphqlDoor('graphql');
   const answers = apolloAnswers(options.gateway, options.supergraphSdl);
   const server = new ApolloServer<RequestContext>({
-    gateway: answers.gateway as never,
+    gateway: answers.gateway,
     // Apollo Server's own rule would tell users to "pass introspection: true to ApolloServer".
     introspection: true,
     validationRules: options.introspection ? [] : [noIntrospection()],
@@ -73,7 +69,7 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     // Cache hints: no subgraph gives any, so every answer's policy was Apollo's `no-store`, which
     // `noStore` below now sets. Apollo's plugin also pinned each request's whole pipeline in memory
     // until a full collection (bench/PROFILE.md, "Requests that die young").
-    plugins: [door.plugin, answers.plugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [apolloDoorPlugin(options.pipeline), answers.plugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
   });
   await server.start();
   const app = express();
@@ -84,19 +80,39 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
   const ide = options.ide ?? false;
   // A browser's GET /graphql: GraphiQL, or a JSON 404 naming GRAPHQL_IDE; anything else goes on.
   app.use(ide ? graphiqlRoutes('/graphql') : noGraphiql('/graphql'));
-  app.use(
-    '/graphql',
-    noStore,
-    door.open,
-    graphqlJsonBody(options.body),
-    documentSizeGuard(options.limits),
-    ...(options.trustedDocuments ? [trustedDocumentsGuard(options.trustedDocuments)] : []),
-    expressMiddleware(server, { context: ({ req, res }) => authenticatedContext(options.access, req, door.exchangeFor(res)) }),
-  );
+  const readBody = graphqlJsonBody(options.body);
+  const trusted = options.trustedDocuments ? trustedDocumentsGuard(options.trustedDocuments) : undefined;
+  app.use('/graphql', noStore, (req, res) => void options.pipeline.run(door, req, res, async (exchange) => {
+    await readBody(req, res);
+    const query = queryOf(req.method === 'GET' ? req.query : req.body);
+    if (query !== undefined) options.pipeline.document(exchange, query);
+    trusted?.(req);
+    return apolloAnswer(server, req, () => authenticatedContext(options.access, req, exchange));
+  }));
   if (options.admin) app.use(options.admin);
   gatewayRoutes(app, ide);
-  app.use(rejectUnreadableBody);
   return { app, server };
+}
+
+/**
+ * Apollo Server's answer to a `/graphql` request, through its integration interface
+ * (`executeHTTPGraphQLRequest`), read as @as-integrations/express5 reads a request; the pipeline's
+ * runner writes it. No operation of this graph is delivered incrementally (it has no @defer).
+ */
+async function apolloAnswer(server: ApolloServer<RequestContext>, req: express.Request, context: () => Promise<RequestContext>): Promise<Answer> {
+  const headers = new HeaderMap();
+  for (const [key, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+  const at = req.url.indexOf('?');
+  const httpGraphQLRequest = { method: req.method.toUpperCase(), headers, search: at < 0 ? '' : req.url.slice(at), body: req.body };
+  const response = await server.executeHTTPGraphQLRequest({ httpGraphQLRequest, context });
+  if (response.body.kind !== 'complete') throw new Error('an incremental answer: this endpoint writes complete answers only');
+  return { status: response.status || 200, headers: Object.fromEntries(response.headers), body: response.body.string };
+}
+
+/** The document text a request carries, if any (a GET's in its parameters). */
+function queryOf(request: unknown): string | undefined {
+  const query = (request as { query?: unknown } | null)?.query;
+  return typeof query === 'string' ? query : undefined;
 }
 
 /** No answer of `/graphql` may be stored by a cache: what it says depends on the caller and on the moment. */

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { parse, print } from 'graphql';
 import { InvalidValue } from '../kernel/config/env.js';
+import { RequestMistake } from '../pipeline/pipeline.js';
 
 /**
  * GRAPHQL_TRUSTED_DOCUMENTS: `/graphql` runs only the documents of a manifest in Apollo's persisted
  * query format (`npm run trusted-documents` writes ours, gateway/trusted-documents.json). Checked
- * in front of Apollo Server, like document-size-guard.ts: Apollo Server 5 has no safelisting (that
+ * in front of Apollo Server, like the document size limits (pipeline/document-size-limits.ts): Apollo Server 5 has no safelisting (that
  * is Apollo Router's), and its plugins' parsing hooks cannot refuse a request.
  */
 export interface TrustedDocuments {
@@ -75,20 +76,16 @@ function parseBody(path: string, operation: ManifestOperation) {
  * `extensions.persistedQuery.sha256Hash` (Apollo's), or by its `query` text, whose sha256 as sent or
  * of its canonical print must be listed. The request goes on carrying the listed text and no id, so
  * Apollo Server (whose automatic persisted queries are off in this mode) never sees anything else.
- * Anything else is 400 PERSISTED_QUERY_NOT_IN_LIST. Other methods than GET and POST pass: Apollo
+ * Anything else is refused: 400 PERSISTED_QUERY_NOT_IN_LIST. Other methods than GET and POST pass: Apollo
  * Server refuses them.
  */
-export function trustedDocumentsGuard(documents: TrustedDocuments): RequestHandler {
-  return (req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'POST') return next();
+export function trustedDocumentsGuard(documents: TrustedDocuments): (req: Request) => void {
+  return (req) => {
+    if (req.method !== 'GET' && req.method !== 'POST') return;
     const listed = listedBody(documents.bodies, req.method === 'GET' ? fromSearch(req) : req.body);
-    if (listed.body === undefined) {
-      res.status(400).json({ errors: [{ message: listed.refusal, extensions: { code: NOT_IN_LIST } }] });
-      return;
-    }
+    if (listed.body === undefined) throw new RequestMistake([{ message: listed.refusal, code: NOT_IN_LIST }]);
     if (req.method === 'GET') req.url = withListedQuery(req.url, listed.body);
     else req.body = withListedBody(req.body as Record<string, unknown>, listed.body);
-    next();
   };
 }
 

@@ -1,13 +1,13 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import type { GraphQLError } from 'graphql';
-import { DomainError, ERROR_STATUSES, toDomainError } from '../kernel/errors.js';
+import { DomainError, ERROR_STATUSES } from '../kernel/errors.js';
 import { fromGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import { type AccessControl, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { PreparedOperation } from '../gateway/executor/executor.js';
-import type { Exchange, RequestPipeline } from '../gateway/pipeline/pipeline.js';
-import { recordUnrecorded } from '../gateway/pipeline/graphql-door.js';
+import type { Door, Exchange, RequestPipeline } from '../pipeline/pipeline.js';
+import { recordUnrecorded } from '../pipeline/graphql-door.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { readJsonBody, readRawBody } from './http/json-body.js';
 import type { Facade } from './facades.js';
@@ -33,28 +33,14 @@ export interface FacadeOptions {
  * of a GET /models request's CPU in the profile (bench/PROFILE.md) for nothing the facade used.
  */
 export function createFacade(options: FacadeOptions): RequestListener {
+  const door: Door = { name: options.facade.name, protocol: 'rest', json: 'application/json', refuse: options.facade.errors };
   return (req, res) => {
-    void handle(options, req, res);
+    void options.pipeline.run(door, req, res, (exchange) => {
+      const match = matchRoute(options.routes, req.method ?? 'GET', (req.url ?? '/').split('?')[0]!);
+      exchange.route = match && 'route' in match ? match.route.path : null;
+      return answerFor(options, req, match, exchange);
+    });
   };
-}
-
-async function handle(options: FacadeOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const exchange = options.pipeline.begin(options.facade.name, 'rest', req);
-  const path = (req.url ?? '/').split('?')[0]!;
-  const match = matchRoute(options.routes, req.method ?? 'GET', path);
-  exchange.route = match && 'route' in match ? match.route.path : null;
-  let answer: FacadeResponse;
-  try {
-    answer = asJson(await answerFor(options, req, match, exchange));
-  } catch (error) {
-    if (!(error instanceof DomainError)) exchange.failures.push(error);
-    const refused = toDomainError(error);
-    exchange.codes = [refused.code];
-    answer = options.facade.errors(refused);
-  }
-  exchange.status = answer.status;
-  send(res, answer, exchange.requestId);
-  options.pipeline.end(exchange);
 }
 
 async function answerFor(options: FacadeOptions, req: IncomingMessage, match: ReturnType<typeof matchRoute>, exchange: Exchange): Promise<FacadeResponse> {
@@ -79,7 +65,7 @@ async function answerFor(options: FacadeOptions, req: IncomingMessage, match: Re
   async function run(prepared: PreparedOperation, variables: Record<string, unknown>): Promise<unknown> {
     exchange.operationName = prepared.operationName;
     options.pipeline.operation({ exchange, operation: prepared.operation, fragments: prepared.fragments, schema: options.gateway.schema, variables });
-    const result = await options.gateway.execute(prepared, variables, context);
+    const result = await options.gateway.execute({ operation: prepared, variables, context, shareInFlight: false });
     if (result.errors?.length) throw refusalOf(result.errors[0]!, exchange);
     return result.data;
   }
@@ -99,24 +85,4 @@ function refusalOf(error: GraphQLError, exchange: Exchange): DomainError {
 function headerOf(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/**
- * An answer whose body is an object, as JSON text. Written while the request can still fail: an
- * answer too long for a string (an oversized page) is then a 500 with its cause in the log line,
- * where it threw past the facade and took the process down.
- */
-function asJson(answer: FacadeResponse): FacadeResponse {
-  if (answer.body === undefined || typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) return answer;
-  return { ...answer, headers: { 'content-type': 'application/json', ...answer.headers }, body: JSON.stringify(answer.body) };
-}
-
-function send(res: ServerResponse, answer: FacadeResponse, requestId: string): void {
-  const { body, headers: own } = asJson(answer) as { body: string | Buffer | undefined; headers?: Record<string, string> };
-  const headers: Record<string, string> = { 'x-request-id': requestId, ...own };
-  // A known length instead of chunked encoding: headers and body then leave in one write instead
-  // of a writev of header, chunk size, body and terminator (13% of GET /models CPU, bench/PROFILE.md).
-  if (body !== undefined && !('content-length' in headers)) headers['content-length'] = String(Buffer.byteLength(body));
-  res.writeHead(answer.status, headers);
-  res.end(body);
 }

@@ -17,10 +17,11 @@ const { readSystemConfig } = await load('server/config.js');
 const { startGateway } = await load('gateway/gateway.js');
 const { graphqlEndpoint } = await load('gateway/graphql-endpoint.js');
 const { RemoteClient } = await load('gateway/executor/remote-client.js');
-const { RequestPipeline } = await load('gateway/pipeline/pipeline.js');
-const { requestId } = await load('gateway/pipeline/request-id.js');
-const { operationLimits } = await load('gateway/pipeline/operation-limits.js');
-const { upstreamTimeout } = await load('gateway/pipeline/upstream-timeout.js');
+const { RequestPipeline } = await load('pipeline/pipeline.js');
+const { requestId } = await load('pipeline/request-id.js');
+const { operationLimits } = await load('pipeline/operation-limits.js');
+const { documentSizeLimits } = await load('pipeline/document-size-limits.js');
+const { upstreamTimeout } = await load('pipeline/upstream-timeout.js');
 const { Authorizer } = await load('kernel/identity/authorization.js');
 const { createAuthenticator } = await load('kernel/identity/create-authenticator.js');
 
@@ -43,7 +44,7 @@ const config = readSystemConfig({
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
 if (config.gatewayPlanner?.fallback) logger.warn(config.gatewayPlanner.fallback);
 
-const pipeline = new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), upstreamTimeout(config.process.subgraphTimeoutMs)]);
+const pipeline = new RequestPipeline([requestId(), documentSizeLimits(config.graphqlLimits), operationLimits(config.graphqlLimits), upstreamTimeout(config.process.subgraphTimeoutMs)]);
 const subgraphs = {};
 for (const [, name, url] of supergraphSdl.matchAll(/join__graph\(name: "([^"]+)", url: "([^"]+)"\)/g)) {
   subgraphs[name] = new RemoteClient({ name, url }, pipeline);
@@ -55,7 +56,6 @@ const endpoint = await graphqlEndpoint({
   access: { authenticator: createAuthenticator(config.auth, { logger }), authorizer: new Authorizer(config.auth.policy) },
   introspection: config.graphqlIntrospection,
   body: { maxBytes: config.http.maxRequestBytes, maxDepth: config.http.maxJsonDepth },
-  limits: config.graphqlLimits,
   pipeline,
 });
 const app = express();

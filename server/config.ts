@@ -9,8 +9,8 @@ import type { CatalogLocation } from '../subgraphs/models/adapters/catalog-sourc
 import type { FetchPolicy } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from '../subgraphs/models/store/store-limits.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
-import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
-import type { OperationLimitValues } from '../gateway/pipeline/operation-limits.js';
+import type { DocumentSizeLimits } from '../pipeline/limits/document-size.js';
+import type { OperationLimitValues } from '../pipeline/operation-limits.js';
 import { EXECUTOR_MODES, type ExecutorMode } from '../gateway/executor/executor.js';
 import { PLANNER_MODES, type PlannerChoice, choosePlanner } from '../gateway/executor/planner.js';
 import { type TrustedDocuments, readTrustedDocuments } from '../gateway/trusted-documents.js';
@@ -74,7 +74,7 @@ export interface SystemConfig {
   auth: AuthConfig;
   logLevel: LogLevel;
   metricsEnabled: boolean;
-  /** `ACCESS_LOG`: one log line per request at the edge (gateway/pipeline/access-log.ts). */
+  /** `ACCESS_LOG`: one log line per request at the edge (pipeline/access-log.ts). */
   accessLog: boolean;
   graphqlIntrospection: boolean;
   /** GRAPHQL_IDE: GraphiQL for browsers at the gateway's `/graphql` (gateway/ide.ts). */

@@ -8,7 +8,7 @@ import { type GraphQLSchema, Kind, type OperationDefinitionNode, parse, print, v
 import { type Composition, type SubgraphSdl, composeSubgraphs, readCommittedSupergraph, subgraphSdls } from '../gateway/compose.js';
 import { apolloGateway } from '../gateway/apollo-gateway.js';
 import { documentUsage } from '../gateway/usage/coordinates.js';
-import { fragmentsOf } from '../gateway/pipeline/limits/measure.js';
+import { fragmentsOf } from '../pipeline/limits/measure.js';
 import { type OperationUse, UsageIndex } from '../gateway/usage/usage-analysis.js';
 import { type UsageExport, windowStart } from '../gateway/usage/usage-store.js';
 import { FACADES, routesForInspection } from '../rest-facade/facades.js';

@@ -1,32 +1,31 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, getOperationAST } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, type OperationDefinitionNode, getOperationAST } from 'graphql';
 import { executeSubgraph } from '../kernel/graphql/execute-subgraph.js';
 import { DocumentCache } from '../kernel/graphql/document-cache.js';
 import { withoutSuggestions } from '../kernel/graphql/no-introspection.js';
-import { DomainError, toDomainError } from '../kernel/errors.js';
+import { DomainError } from '../kernel/errors.js';
 import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
-import type { DocumentSizeLimits } from '../kernel/graphql/document-size.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
-import { graphqlJsonBody, graphqlRefusal, rejectUnreadableBody } from '../kernel/http/graphql-body.js';
+import { graphqlJsonBody, graphqlRefusal } from '../kernel/http/graphql-body.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
-import type { Exchange, RequestPipeline } from '../gateway/pipeline/pipeline.js';
-import { graphqlDoor, named, record, runnableOperation } from '../gateway/pipeline/graphql-door.js';
-import { fragmentsOf } from '../gateway/pipeline/limits/measure.js';
-import { GATEWAY_SECRET_HEADER } from '../gateway/pipeline/gateway-secret.js';
+import { type Answer, type Exchange, type RequestPipeline, RequestMistake } from '../pipeline/pipeline.js';
+import { graphqlDoor, mistakeOf, named, record, runnableOperation } from '../pipeline/graphql-door.js';
+import { fragmentsOf } from '../pipeline/limits/measure.js';
+import { GATEWAY_SECRET_HEADER } from '../pipeline/gateway-secret.js';
 
 export interface SubgraphServerOptions {
   schema: GraphQLSchema;
   access: AccessControl;
   body: BodyLimits;
-  limits: DocumentSizeLimits;
   /** GRAPHQL_INTROSPECTION: `__schema`, `__type` and federation's `_service` answer only when true. */
   introspection: boolean;
   /** GATEWAY_SUBGRAPH_SECRET: the gateway's proof that a request comes from it. */
   gatewaySecret: string;
   /** The door's name in the request pipeline (`subgraph:models`, …). */
   door: string;
+  /** Its door's concerns: request id, budget, the size and operation limits of a direct caller's documents, the log line of a 5xx. */
   pipeline: RequestPipeline;
 }
 
@@ -41,79 +40,61 @@ export interface SubgraphServerOptions {
  * `GET /health` is the subgraph's own liveness probe.
  */
 export function subgraphApp(options: SubgraphServerOptions): express.Express {
-  // The gateway's documents are its query planner's, from operations it has already held to the
-  // limits (adding keys and `__typename`); a direct caller's are held to them here.
-  const documents = {
-    gateway: new DocumentCache(options.schema, { introspection: options.introspection }),
-    caller: new DocumentCache(options.schema, { limits: options.limits, introspection: options.introspection }),
-  };
+  // One cache for every sender: a direct caller's documents meet the size limits first (below).
+  const documents = new DocumentCache(options.schema, { introspection: options.introspection });
   const fromGateway = secretMatcher(options.gatewaySecret);
-  const door = graphqlDoor(options.pipeline, options.door);
+  const door = graphqlDoor(options.door);
+  const readBody = graphqlJsonBody(options.body);
   const app = express();
   app.disable('x-powered-by');
   // Its answers go to a gateway by POST and are never revalidated: hashing each (107 KB for a questionnaire) for an ETag is waste.
   app.disable('etag');
-  app.use('/graphql', door.open);
-  app.use(graphqlJsonBody(options.body));
-  app.post('/graphql', async (req, res) => {
-    const exchange = door.exchangeFor(res);
-    const context = requestContext(options.access, credentialSourceOf(req), exchange);
-    const sender = fromGateway(req.headers[GATEWAY_SECRET_HEADER]) ? 'gateway' : 'caller';
-    try {
-      if (sender === 'caller') await context.identity();
-    } catch (error) {
-      return void refuse(res, toDomainError(error), exchange);
-    }
-    const { query, variables, operationName } = (req.body ?? {}) as { query?: unknown; variables?: Record<string, unknown>; operationName?: string };
-    const cached = documents[sender].get(typeof query === 'string' ? query : '');
-    if ('refused' in cached) return void refuse(res, cached.refused, exchange);
-    if ('errors' in cached) {
-      return void res.status(400).json({ errors: cached.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) });
-    }
-    try {
-      const operation = runnableOperation(getOperationAST(cached.document, operationName), operationName);
-      named(exchange, operation);
-      // A direct caller's operation meets the limits the edge applies (the gateway's were met there).
-      if (sender === 'caller') options.pipeline.operation({ exchange, operation, fragments: fragmentsOf(cached.document), schema: options.schema, variables: variables ?? {} });
-    } catch (error) {
-      if (error instanceof GraphQLError) return void refuseRequest(res, error, exchange);
-      return void refuse(res, toDomainError(error), exchange);
-    }
-    const execution = () => executeSubgraph({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
-    const result = await answerWithinBudget(context.budget, execution);
-    // A breached budget is answered alone, with its status; the gateway takes it as its own breach.
-    if (context.budget.breach) return void refuse(res, context.budget.breach, exchange);
-    if (result.errors) record(exchange, result.errors);
-    res.json(options.introspection || !result.errors ? result : { ...result, errors: result.errors.map(hidingSuggestions) });
-  });
+  app.use('/graphql', (req, res) => void options.pipeline.run(door, req, res, async (exchange) => {
+    if (req.method !== 'POST') throw new DomainError('NOT_FOUND', NOT_FOUND);
+    await readBody(req, res);
+    return answer(options, documents, fromGateway(req.headers[GATEWAY_SECRET_HEADER]) ? 'gateway' : 'caller', req, exchange);
+  }));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
   // Anything else is a JSON 404 in the GraphQL error shape, as on the gateway's port, never express's HTML page.
   app.use((_req, res) => {
-    const { status, headers, body } = graphqlRefusal(new DomainError('NOT_FOUND', 'not found: this port serves POST /graphql and GET /health'));
+    const { status, headers, body } = graphqlRefusal(new DomainError('NOT_FOUND', NOT_FOUND));
     res.status(status).set(headers).json(body);
   });
-  app.use(rejectUnreadableBody);
   return app;
+}
+
+const NOT_FOUND = 'not found: this port serves POST /graphql and GET /health';
+
+async function answer(options: SubgraphServerOptions, documents: DocumentCache, sender: 'gateway' | 'caller', req: express.Request, exchange: Exchange): Promise<Answer> {
+  const context = requestContext(options.access, credentialSourceOf(req), exchange);
+  if (sender === 'caller') await context.identity();
+  const { query, variables, operationName } = (req.body ?? {}) as { query?: unknown; variables?: Record<string, unknown>; operationName?: string };
+  const text = typeof query === 'string' ? query : '';
+  if (sender === 'caller') options.pipeline.document(exchange, text);
+  const cached = documents.get(text);
+  if ('errors' in cached) throw new RequestMistake(cached.errors.map((error) => ({ message: error.message, code: 'GRAPHQL_VALIDATION_FAILED' })));
+  let operation: OperationDefinitionNode;
+  try {
+    operation = runnableOperation(getOperationAST(cached.document, operationName), operationName);
+  } catch (error) {
+    throw error instanceof GraphQLError ? mistakeOf(error) : error;
+  }
+  named(exchange, operation);
+  // A direct caller's operation meets the limits the edge applies (the gateway's were met there).
+  if (sender === 'caller') options.pipeline.operation({ exchange, operation, fragments: fragmentsOf(cached.document), schema: options.schema, variables: variables ?? {} });
+  const execution = () => executeSubgraph({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
+  const result = await answerWithinBudget(context.budget, execution);
+  // A breached budget is answered alone, with its status; the gateway takes it as its own breach.
+  if (context.budget.breach) throw context.budget.breach;
+  if (result.errors) record(exchange, result.errors);
+  return { status: 200, body: options.introspection || !result.errors ? result : { ...result, errors: result.errors.map(hidingSuggestions) } };
 }
 
 /** With introspection off, a variable that does not coerce gets no "Did you mean …?" either (no-introspection.ts). */
 function hidingSuggestions(error: GraphQLError): GraphQLFormattedError {
   return { ...error.toJSON(), message: withoutSuggestions(error.message) };
-}
-
-function refuse(res: express.Response, error: DomainError, exchange: Exchange): void {
-  exchange.codes = [error.code];
-  const { status, headers, body } = graphqlRefusal(error);
-  res.status(status).set(headers).json(body);
-}
-
-/** A request naming no runnable operation (graphql-door.ts `runnableOperation`): the client's mistake. */
-function refuseRequest(res: express.Response, error: GraphQLError, exchange: Exchange): void {
-  const code = String(error.extensions.code);
-  exchange.codes = [code];
-  res.status(400).json({ errors: [{ message: error.message, extensions: { code } }] });
 }
 
 /** Compares in constant time (digests of equal length), so the secret cannot be guessed byte by byte. */

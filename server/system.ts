@@ -14,22 +14,23 @@ import { readCommittedSupergraph } from '../gateway/compose.js';
 import { InProcessClient } from '../gateway/executor/in-process-client.js';
 import { RemoteClient } from '../gateway/executor/remote-client.js';
 import type { SubgraphClient } from '../gateway/executor/subgraph-client.js';
-import { forwardedCredentials } from '../gateway/pipeline/forwarded-credentials.js';
-import { gatewaySecret } from '../gateway/pipeline/gateway-secret.js';
-import { upstreamTimeout } from '../gateway/pipeline/upstream-timeout.js';
-import { operationLimits } from '../gateway/pipeline/operation-limits.js';
-import { requestBudgetPlugin } from '../gateway/pipeline/request-budget.js';
+import { forwardedCredentials } from '../pipeline/forwarded-credentials.js';
+import { gatewaySecret } from '../pipeline/gateway-secret.js';
+import { upstreamTimeout } from '../pipeline/upstream-timeout.js';
+import { operationLimits } from '../pipeline/operation-limits.js';
+import { documentSizeLimits } from '../pipeline/document-size-limits.js';
+import { requestBudgetPlugin } from '../pipeline/request-budget.js';
 import { budgetOn } from '../kernel/request-budget.js';
 import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
 import { type Refusal, httpServer } from '../kernel/http/http-server.js';
 import { type MessageClasses, expressMessages } from '../kernel/http/express-messages.js';
 import { graphqlRefusal } from '../kernel/http/graphql-body.js';
-import { RequestPipeline } from '../gateway/pipeline/pipeline.js';
-import { requestId } from '../gateway/pipeline/request-id.js';
-import { requestMetrics } from '../gateway/pipeline/request-metrics.js';
-import { serverErrorLog } from '../gateway/pipeline/server-error-log.js';
-import { accessLog } from '../gateway/pipeline/access-log.js';
-import { usageReporting } from '../gateway/pipeline/usage-reporting.js';
+import { RequestPipeline } from '../pipeline/pipeline.js';
+import { requestId } from '../pipeline/request-id.js';
+import { requestMetrics } from '../pipeline/request-metrics.js';
+import { serverErrorLog } from '../pipeline/server-error-log.js';
+import { accessLog } from '../pipeline/access-log.js';
+import { usageReporting } from '../gateway/usage/usage-reporting.js';
 import { UsageCollector } from '../gateway/usage/usage-collector.js';
 import { usageEndpoint } from '../gateway/usage/usage-endpoint.js';
 import { openUsageStore } from '../gateway/usage/sql-usage-store.js';
@@ -126,7 +127,7 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
 }
 
 /**
- * The request concerns of every door of this process, in order (gateway/pipeline/): the request id
+ * The request concerns of every door of this process, in order (pipeline/): the request id
  * first, so that everything after it can name the request; the subgraph fetch concerns of a gateway
  * over remote subgraphs; the answer's metrics and log line last.
  */
@@ -137,7 +138,8 @@ function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: 
   const reporting = usage ? [usageReporting(usage)] : [];
   const accessLogs = config.accessLog ? [accessLog(logger)] : [];
   const budget = budgetOn(config.requestBudget) ? [requestBudgetPlugin(config.requestBudget)] : [];
-  return new RequestPipeline([requestId(), operationLimits(config.graphqlLimits), ...reporting, ...remoteFetches, ...budget, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
+  const limits = [documentSizeLimits(config.graphqlLimits), operationLimits(config.graphqlLimits)];
+  return new RequestPipeline([requestId(), ...limits, ...reporting, ...remoteFetches, ...budget, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
 }
 
 /**
@@ -171,7 +173,6 @@ async function startRole(proc: Process): Promise<void> {
       schema,
       access: proc.access,
       body: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
-      limits: proc.config.graphqlLimits,
       introspection: proc.config.graphqlIntrospection,
       gatewaySecret: role.gatewaySecret,
       door: `subgraph:${role.subgraph}`,
@@ -204,7 +205,6 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     introspection: proc.config.graphqlIntrospection,
     ide: proc.config.graphqlIde,
     body: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
-    limits: proc.config.graphqlLimits,
     trustedDocuments: proc.config.graphqlTrustedDocuments,
     pipeline: proc.pipeline,
     admin: usageEndpoint({
@@ -212,7 +212,7 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
       schema: gateway.schema,
       supergraphSdl,
       usage: proc.usage,
-      failed: (error, requestId) => proc.logger.error({ requestId, reason: (error as Error).message }, 'server error: usage could not be read'),
+      pipeline: proc.pipeline,
     }),
   });
   proc.closers.push(() => endpoint.server.stop());

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   // Imported only when asked for, so that the JavaScript-planner process does not load it (its RSS is measured).
   const routerRuntime = process.env.HIVE_ROUTER_RUNTIME === 'true' ? await import('@graphql-hive/router-runtime') : undefined;
   // GATEWAY_SUBGRAPH_SECRET: sent to the subgraphs as our gateway sends it (`x-gateway-secret`,
-  // gateway/pipeline/gateway-secret.ts), so that they treat Hive's fetches as our gateway's: its
+  // pipeline/gateway-secret.ts), so that they treat Hive's fetches as our gateway's: its
   // documents are not held again to the edge's limits (server/subgraph-server.ts), which price an
   // entity fetch's `_entities` by its representations and would refuse a large one.
   const secret = process.env.GATEWAY_SUBGRAPH_SECRET;

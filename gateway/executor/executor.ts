@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
+import type { QueryPlan } from '@apollo/query-planner';
 import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode, print } from 'graphql';
-import { fragmentsOf } from '../pipeline/limits/measure.js';
+import { fragmentsOf } from '../../pipeline/limits/measure.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { SubgraphClient } from './subgraph-client.js';
 
@@ -20,8 +20,17 @@ export type ExecutorMode = (typeof EXECUTOR_MODES)[number];
  * makes. `apollo` mode is the executor that declines everything.
  */
 export interface OperationExecutor {
-  readonly onPlan?: Experimental_DidResolveQueryPlanCallback;
+  readonly onPlan?: (plan: ResolvedPlan) => void;
   execute(request: OperationRequest, subgraphs: Readonly<Record<string, SubgraphClient>>): Promise<ExecutionResult | null>;
+}
+
+/** A plan @apollo/gateway made, with the operation it is for (what its `experimental_didResolveQueryPlan` reports). */
+export interface ResolvedPlan {
+  queryPlan: QueryPlan;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  /** The operation name the request gave, if any. */
+  operationName: string | undefined;
 }
 
 /** GATEWAY_EXECUTOR=apollo: every request is @apollo/gateway's. */
@@ -36,21 +45,32 @@ export interface OperationRequest {
   context: RequestContext;
 }
 
-/** An operation parsed once (a REST route's), kept with the hash @apollo/gateway's query-plan cache is keyed by. */
-export interface PreparedOperation {
+/** An operation as the gateway runs it: parsed, validated, with the text and hash @apollo/gateway's query-plan cache is keyed by. */
+export interface ResolvedOperation {
   document: DocumentNode;
+  /** The operation of `document` that runs. */
   operation: OperationDefinitionNode;
-  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
-  operationName: string | null;
   query: string;
   queryHash: string;
+  /** The operation name the gateway is told (the one the request gave). */
+  requestOperationName: string | undefined;
+}
+
+/** An operation parsed once (a REST route's), with what the request pipeline measures of it. */
+export interface PreparedOperation extends ResolvedOperation {
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  operationName: string | null;
   /**
-   * The operation name the gateway is told. Undefined when the document holds one operation:
-   * @apollo/gateway keys its query-plan cache by `queryHash` as is when no name is given, and by a
-   * fresh sha256 of hash + name on every request otherwise (3% of a GET /models request's CPU,
-   * bench/PROFILE.md). The plan is the same.
+   * Undefined when the document holds one operation: @apollo/gateway keys its query-plan cache by
+   * `queryHash` as is when no name is given, and by a fresh sha256 of hash + name on every request
+   * otherwise (3% of a GET /models request's CPU, bench/PROFILE.md). The plan is the same.
    */
   requestOperationName: string | undefined;
+}
+
+/** A document text's hash as Apollo Server computes it (sha256, hex), which @apollo/gateway keys its plans by. */
+export function queryHashOf(query: string): string {
+  return createHash('sha256').update(query).digest('hex');
 }
 
 export function prepareOperation(document: DocumentNode): PreparedOperation {
@@ -64,7 +84,7 @@ export function prepareOperation(document: DocumentNode): PreparedOperation {
     fragments: fragmentsOf(document),
     operationName: operation.name?.value ?? null,
     query,
-    queryHash: createHash('sha256').update(query).digest('hex'),
+    queryHash: queryHashOf(query),
     requestOperationName: operations.length === 1 ? undefined : (operation.name?.value ?? undefined),
   };
 }

@@ -2,7 +2,8 @@ import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import { DocumentCache } from '../../kernel/graphql/document-cache.js';
 import { executeSubgraph } from '../../kernel/graphql/execute-subgraph.js';
-import type { SubgraphClient, SubgraphRequest, SubgraphResponse } from './subgraph-client.js';
+import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
+import type { SubgraphClient } from './subgraph-client.js';
 
 /**
  * A subgraph living in this process, reached without HTTP. Unlike the gateway's
@@ -18,11 +19,9 @@ export class InProcessClient implements SubgraphClient {
 
   async fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse> {
     const cached = this.documents.get(request.query);
-    // The planner's documents are neither limited nor refused: only a validation error can come back,
-    // and only from a value the client wrote that fits a scalar by name alone (a JSON scalar, DateTime).
-    if (!('document' in cached)) {
-      return { errors: ('errors' in cached ? cached.errors : [cached.refused]).map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
-    }
+    // The planner's documents are not limited: only a validation error can come back, and only
+    // from a value the client wrote that fits a scalar by name alone (a JSON scalar, DateTime).
+    if ('errors' in cached) return { errors: cached.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     return executeSubgraph({ schema: this.schema, document: cached.document, variableValues: request.variables, operationName: request.operationName, contextValue: context }) as Promise<SubgraphResponse>;
   }
 }

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
-import { type SubgraphClient, type SubgraphRequest, type SubgraphResponse, isQuery } from './subgraph-client.js';
+import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
+import { type SubgraphClient, isQuery } from './subgraph-client.js';
 
 interface SharedFetch {
   waiters: number;

@@ -3,8 +3,8 @@ import https from 'node:https';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { RequestBudget } from '../../kernel/request-budget.js';
-import type { RequestPipeline, SubgraphFetch } from '../pipeline/pipeline.js';
-import { type SubgraphClient, type SubgraphRequest, type SubgraphResponse, isQuery } from './subgraph-client.js';
+import type { RequestPipeline, SubgraphFetch, SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
+import { type SubgraphClient, isQuery } from './subgraph-client.js';
 
 /** One POST's headers, signal and the request's budget, which its answer's bytes are charged to. */
 interface OutgoingCall {
@@ -19,7 +19,7 @@ interface OutgoingCall {
  * process a third of its CPU on the bench's 107 KB questionnaire (WHATWG streams, an iterable body
  * writer; bench/PROFILE.md), which a plain request does not. What a fetch carries besides the
  * operation (the caller's credentials, the request id, the gateway's secret) and how long it may
- * take are the request pipeline's concerns (gateway/pipeline/): every fetch goes through it. An
+ * take are the request pipeline's concerns (pipeline/): every fetch goes through it. An
  * answer that is not a GraphQL response is a failed fetch, its body never shown.
  */
 export class RemoteClient implements SubgraphClient {

@@ -1,23 +1,10 @@
 import type { GraphQLDataSource } from '@apollo/gateway';
-import type { GraphQLFormattedError } from 'graphql';
-import type { RequestContext } from '../../kernel/graphql/request-context.js';
-
-/** One operation for a subgraph, as the query planner wrote it. */
-export interface SubgraphRequest {
-  query: string;
-  variables: Record<string, unknown>;
-  operationName?: string;
-}
+import { type RequestContext, isRequestContext } from '../../kernel/graphql/request-context.js';
+import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 
 /** Whether the planner wrote a query (its documents start with their operation's keyword, or `{`): never a mutation. */
 export function isQuery(request: SubgraphRequest): boolean {
   return /^\s*(query\b|\{)/.test(request.query);
-}
-
-/** A subgraph's answer, as GraphQL over HTTP carries it. */
-export interface SubgraphResponse {
-  data?: Record<string, unknown> | null;
-  errors?: readonly GraphQLFormattedError[];
 }
 
 /**
@@ -29,10 +16,12 @@ export interface SubgraphClient {
   fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse>;
 }
 
-/** A client as @apollo/gateway's data source: the gateway's context is the caller's RequestContext. */
-export function apolloDataSource(client: SubgraphClient): GraphQLDataSource<Record<string, unknown>> {
+/** A client as @apollo/gateway's data source: the gateway's context is the RequestContext of the door that called it. */
+export function apolloDataSource(client: SubgraphClient): GraphQLDataSource {
   return {
-    process: ({ request, context }) =>
-      client.fetch({ query: request.query ?? '', variables: request.variables ?? {}, operationName: request.operationName }, context as unknown as RequestContext) as never,
+    process: ({ request, context }) => {
+      if (!isRequestContext(context)) throw new Error('a subgraph fetch outside any request of this process');
+      return client.fetch({ query: request.query ?? '', variables: request.variables ?? {}, operationName: request.operationName }, context);
+    },
   };
 }

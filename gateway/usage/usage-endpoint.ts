@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import express, { type Router } from 'express';
 import { type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
-import { DomainError, ERROR_STATUSES } from '../../kernel/errors.js';
+import { DomainError } from '../../kernel/errors.js';
 import { graphqlRefusal } from '../../kernel/http/graphql-body.js';
 import { credentialSourceOf } from '../../kernel/identity/identity.js';
 import { type AccessControl, requestContext } from '../../kernel/graphql/request-context.js';
-import { NO_BUDGET } from '../../kernel/request-budget.js';
+import type { Door, RequestPipeline } from '../../pipeline/pipeline.js';
 import { storeFailure } from '../../subgraphs/models/store/store-error.js';
 import { UsageIndex } from './usage-analysis.js';
 import type { UsageCollector } from './usage-collector.js';
@@ -18,9 +17,12 @@ export interface UsageEndpointOptions {
   supergraphSdl: string;
   /** Null when usage reporting is off (USAGE_REPORTING=false). */
   usage: { store: UsageStore; collector: UsageCollector } | null;
-  /** A 5xx answer's log line. */
-  failed(error: unknown, requestId: string): void;
+  /** Its door's concerns (request id, metrics, the log line of a 5xx). */
+  pipeline: RequestPipeline;
 }
+
+/** The admin paths' door: refusals in the GraphQL error shape of the port's others. */
+const ADMIN: Door = { name: 'admin', protocol: 'rest', json: 'application/json; charset=utf-8', refuse: graphqlRefusal };
 
 const MAX_DAYS = 366;
 
@@ -36,19 +38,20 @@ const MAX_DAYS = 366;
  */
 export function usageEndpoint(options: UsageEndpointOptions): Router {
   const router = express.Router();
-  const admin = (handler: (req: express.Request) => Promise<{ type: string; body: unknown }>): express.RequestHandler => async (req, res) => {
-    const requestId = randomUUID();
-    try {
-      await requestContext(options.access, credentialSourceOf(req), { requestId, failures: [], budget: NO_BUDGET }).authorize('admin.usage');
-      const { type, body } = await handler(req);
-      res.status(200).type(type).send(type === 'json' ? JSON.stringify(body) : body);
-    } catch (error) {
-      const refused = error instanceof DomainError ? error : storeFailure('usage could not be read', error);
-      if (ERROR_STATUSES[refused.code] >= 500) options.failed(error, requestId);
-      const { status, headers, body } = graphqlRefusal(refused);
-      res.status(status).set({ ...headers, 'x-request-id': requestId }).json(body);
-    }
-  };
+  const admin = (handler: (req: express.Request) => Promise<{ type: string; body: unknown }>): express.RequestHandler => (req, res) =>
+    void options.pipeline.run(ADMIN, req, res, async (exchange) => {
+      exchange.route = req.route?.path ?? null;
+      await requestContext(options.access, credentialSourceOf(req), exchange).authorize('admin.usage');
+      try {
+        const { type, body } = await handler(req);
+        return { status: 200, headers: { 'content-type': `${type === 'json' ? 'application/json' : type}; charset=utf-8` }, body: type === 'json' ? JSON.stringify(body) : body };
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+        const failed = storeFailure('usage could not be read', error);
+        exchange.failures.push(failed);
+        throw failed;
+      }
+    });
   router.get('/admin/supergraph', admin(async () => ({ type: 'text/plain', body: options.supergraphSdl })));
   router.get(
     '/admin/usage',

@@ -3,7 +3,7 @@
  * specification's `@cost(weight:)` and `@listSize(…)`, imported through federation's own link (2.9 and
  * later), which composition keeps in the supergraph (`@link(url: "https://specs.apollo.dev/cost/v0.1")`).
  * The subgraphs declare them where the data is (type-graphql's `@Directive`); the operation limits
- * read them back (gateway/pipeline/limits/cost.ts).
+ * read them back (pipeline/limits/cost.ts).
  */
 export const DEMAND_CONTROL_IMPORTS = ['@cost', '@listSize'] as const;
 

@@ -1,14 +1,10 @@
 import { type DocumentNode, type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
-import { DomainError } from '../errors.js';
-import { type DocumentSizeLimits, checkParsed, checkTokens } from './document-size.js';
 import { documentLru } from './document-lru.js';
 import { noIntrospection, withoutSuggestions } from './no-introspection.js';
 
-export type CachedDocument = { document: DocumentNode } | { errors: readonly Error[] } | { refused: DomainError };
+export type CachedDocument = { document: DocumentNode } | { errors: readonly Error[] };
 
 export interface DocumentCacheOptions {
-  /** Documents over these are refused before they are validated (kernel/graphql/document-size.ts). */
-  limits?: DocumentSizeLimits;
   /** False: `__schema`, `__type` and `_service` are refused, and messages suggest no names. */
   introspection?: boolean;
 }
@@ -42,15 +38,12 @@ export class DocumentCache {
   }
 
   private compile(query: string): CachedDocument {
-    const { limits } = this.options;
     try {
-      if (limits) checkTokens(query, limits.maxTokens);
       const document = parse(query);
-      if (limits) checkParsed(document, limits);
       const errors = validate(this.schema, document, this.rules);
       return errors.length > 0 ? { errors: errors.map((error) => this.shown(error)) } : { document };
     } catch (error) {
-      return error instanceof DomainError ? { refused: error } : { errors: [error as Error] };
+      return { errors: [error as Error] };
     }
   }
 

@@ -6,7 +6,7 @@ import type { RequestContext, RequestTrace } from './request-context.js';
  * The one place where a thrown value becomes a GraphQL error: the contract's code and details go
  * into `extensions`; anything that is not a DomainError becomes INTERNAL_ERROR without its text.
  * With the request's trace, an error that is the server's fault is recorded there as thrown, for
- * the one log line the door that received the request writes (gateway/pipeline/server-error-log.ts).
+ * the one log line the door that received the request writes (pipeline/server-error-log.ts).
  */
 export function toGraphQLError(error: unknown, trace?: RequestTrace): GraphQLError {
   if (error instanceof GraphQLError && isErrorCode(error.extensions?.code)) return error;

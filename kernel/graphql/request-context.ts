@@ -8,12 +8,12 @@ export interface AccessControl {
   authorizer: Authorizer;
 }
 
-/** What the door that received a request keeps of it for its log line (gateway/pipeline/). */
+/** What the door that received a request keeps of it for its log line (pipeline/). */
 export interface RequestTrace {
   requestId: string;
   /** Errors of this request that are the server's fault (a 5xx code), as thrown, causes and all. */
   failures: unknown[];
-  /** What the request may still use while it runs (gateway/pipeline/request-budget.ts). */
+  /** What the request may still use while it runs (pipeline/request-budget.ts). */
   budget: RequestBudget;
 }
 
@@ -83,4 +83,9 @@ export function requestContext(access: AccessControl, source: CredentialSource, 
     },
   };
   return context;
+}
+
+/** A GatewayInterface executor receives a request's context as a plain record: ours when a door of this process made it. */
+export function isRequestContext(context: object): context is RequestContext {
+  return 'trace' in context && 'budget' in context;
 }

@@ -1,11 +1,24 @@
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
 import { DomainError, ERROR_STATUSES } from '../errors.js';
 import type { Refusal } from './http-server.js';
 import { type BodyLimits, checkJsonBytes } from './json-bytes.js';
 
-/** The JSON body of a GraphQL request (`/graphql`, a subgraph port), checked like the REST facades' (json-bytes.ts). */
-export function graphqlJsonBody(limits: BodyLimits): RequestHandler {
-  return express.json({ limit: limits.maxBytes, verify: (_req, _res, bytes) => checkJsonBytes(bytes, limits.maxDepth) });
+/**
+ * Reads the JSON body of a GraphQL request (`/graphql`, a subgraph port) into `req.body`, checked
+ * like the REST facades' (json-bytes.ts). An unreadable body rejects with PAYLOAD_TOO_LARGE or
+ * BAD_REQUEST, answered by the door as GraphQL answers errors, never with express's HTML error page
+ * (which, outside NODE_ENV=production, shows the parser's stack trace and file paths).
+ */
+export function graphqlJsonBody(limits: BodyLimits): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const parse = express.json({ limit: limits.maxBytes, verify: (_req, _res, bytes) => checkJsonBytes(bytes, limits.maxDepth) });
+  return (req, res) => new Promise((resolve, reject) => parse(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(unreadable(error)))));
+}
+
+function unreadable(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  const tooLarge = (error as { type?: string }).type === 'entity.too.large';
+  return new DomainError(tooLarge ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', tooLarge ? 'request body too large' : 'request body is not valid JSON');
 }
 
 /**
@@ -17,14 +30,3 @@ export const graphqlRefusal: Refusal = (error) => ({
   headers: error.code === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : ({} as Record<string, string>),
   body: { errors: [{ message: error.message, extensions: { code: error.code, details: error.details } }] },
 });
-
-/**
- * Unreadable bodies get a GraphQL-shaped JSON error, never express's HTML error page (which, outside
- * NODE_ENV=production, shows the parser's stack trace and file paths).
- */
-export const rejectUnreadableBody: ErrorRequestHandler = (error, _req, res, _next) => {
-  const tooLarge = (error as { type?: string }).type === 'entity.too.large';
-  const refused = error instanceof DomainError ? error : new DomainError(tooLarge ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', tooLarge ? 'request body too large' : 'request body is not valid JSON');
-  const { status, headers, body } = graphqlRefusal(refused);
-  res.status(status).set(headers).json(body);
-};

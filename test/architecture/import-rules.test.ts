@@ -25,7 +25,9 @@ const RULES: Rule[] = [
   },
   { files: /^gateway\//, forbidden: /^(rest-facade|server)\//, why: 'the facades use the gateway, never the other way round' },
   { files: /^rest-facade\//, forbidden: /^(subgraphs|server)\//, why: 'a facade reaches the domains only through the graph' },
-  { files: /^kernel\//, forbidden: /^(gateway|rest-facade|subgraphs|server)\//, why: 'the kernel is shared by everything and depends on nothing of the project' },
+  { files: /^pipeline\//, forbidden: /^(gateway|rest-facade|subgraphs|server)\//, why: 'the request pipeline serves every door (the gateway, the facades, a subgraph port) and knows none of them' },
+  { files: /^server\/subgraph-server\.ts$/, forbidden: /^(gateway|rest-facade)\//, why: 'a subgraph process runs its door on the request pipeline and needs no gateway code' },
+  { files: /^kernel\//, forbidden: /^(gateway|pipeline|rest-facade|subgraphs|server)\//, why: 'the kernel is shared by everything and depends on nothing of the project' },
   { files: /^subgraphs\//, forbidden: /^(gateway|rest-facade|server)\//, why: 'a subgraph is reached through the gateway and knows neither it nor the facades' },
   {
     files: /^(?!subgraphs\/models\/store\/(open-store|sql-record-store)\.ts$)/,
@@ -39,7 +41,7 @@ const RULES: Rule[] = [
   },
 ];
 
-const PRODUCTION = ['kernel', 'subgraphs', 'gateway', 'rest-facade', 'server'];
+const PRODUCTION = ['kernel', 'pipeline', 'subgraphs', 'gateway', 'rest-facade', 'server'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(PROJECT_ROOT, dir)).flatMap((name) => {

@@ -9,12 +9,13 @@ import { graphqlEndpoint } from '../../gateway/graphql-endpoint.js';
 import { InProcessClient } from '../../gateway/executor/in-process-client.js';
 import { RemoteClient } from '../../gateway/executor/remote-client.js';
 import type { SubgraphClient } from '../../gateway/executor/subgraph-client.js';
-import { upstreamTimeout } from '../../gateway/pipeline/upstream-timeout.js';
-import { operationLimits } from '../../gateway/pipeline/operation-limits.js';
+import { upstreamTimeout } from '../../pipeline/upstream-timeout.js';
+import { operationLimits } from '../../pipeline/operation-limits.js';
+import { documentSizeLimits } from '../../pipeline/document-size-limits.js';
 import { pino } from 'pino';
 import { GATEWAY_EXECUTOR, GATEWAY_PLANNER } from '../support/executor-mode.js';
-import { RequestPipeline } from '../../gateway/pipeline/pipeline.js';
-import { requestId } from '../../gateway/pipeline/request-id.js';
+import { RequestPipeline } from '../../pipeline/pipeline.js';
+import { requestId } from '../../pipeline/request-id.js';
 import { Authorizer } from '../../kernel/identity/authorization.js';
 import { readAuthConfig } from '../../kernel/identity/auth-config.js';
 import { createAuthenticator } from '../../kernel/identity/create-authenticator.js';
@@ -82,8 +83,11 @@ export async function startTinyFederation(
     access: noAuthentication(),
     introspection: false,
     body: { maxBytes: 65536, maxDepth: 64 },
-    limits: { maxTokens: 3000, maxFields: 500, maxLiteralDepth: 10, maxLiteralValues: 1000 },
-    pipeline: new RequestPipeline([requestId(), operationLimits({ maxDepth: 10, maxAliases: 15, maxCost: 50000 })]),
+    pipeline: new RequestPipeline([
+      requestId(),
+      documentSizeLimits({ maxTokens: 3000, maxFields: 500, maxLiteralDepth: 10, maxLiteralValues: 1000 }),
+      operationLimits({ maxDepth: 10, maxAliases: 15, maxCost: 50000 }),
+    ]),
   });
   const server = await listening(endpoint.app.listen(0, '127.0.0.1'));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,8 +1,8 @@
 import { type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { RemoteClient } from '../../gateway/executor/remote-client.js';
-import { RequestPipeline } from '../../gateway/pipeline/pipeline.js';
-import { upstreamTimeout } from '../../gateway/pipeline/upstream-timeout.js';
+import { RequestPipeline } from '../../pipeline/pipeline.js';
+import { upstreamTimeout } from '../../pipeline/upstream-timeout.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import { NO_BUDGET, requestBudget } from '../../kernel/request-budget.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';

@@ -1,7 +1,6 @@
-import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
 import { type Schema, Supergraph, operationFromDocument } from '@apollo/federation-internals';
 import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, getVariableValues, parse, print } from 'graphql';
-import type { OperationExecutor, OperationRequest } from '../executor.js';
+import type { OperationExecutor, OperationRequest, ResolvedPlan } from '../executor.js';
 import type { SubgraphClient } from '../subgraph-client.js';
 import { type PlanNode, type PlanRun, type QueryPlan, executePlan, isExecutablePlan } from './plan-execution.js';
 import { type ResultShape, compileResultShape } from './result-shaping.js';
@@ -48,14 +47,12 @@ export class PlannedOperations implements OperationExecutor {
     this.hidesElements = /(?<!directive )@inaccessible\b/.test(supergraphSdl);
   }
 
-  /** For `experimental_didResolveQueryPlan`: compiles the plan of an operation seen for the first time. */
-  readonly onPlan: Experimental_DidResolveQueryPlanCallback = ({ queryPlan, requestContext }) => {
-    const { document, operation } = requestContext;
-    if (!document || !operation) return;
+  /** Compiles the plan of an operation seen for the first time. */
+  readonly onPlan = ({ queryPlan, document, operation, operationName }: ResolvedPlan): void => {
     let byName = this.plans.get(document);
     if (!byName) this.plans.set(document, (byName = new Map()));
-    const name = requestContext.request.operationName ?? '';
-    if (!byName.has(name)) byName.set(name, this.compile(queryPlan, document, operation as OperationDefinitionNode));
+    const name = operationName ?? '';
+    if (!byName.has(name)) byName.set(name, this.compile(queryPlan, document, operation));
   };
 
   /**

@@ -1,13 +1,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { Supergraph } from '@apollo/federation-internals';
 import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, parse, validate } from 'graphql';
-import { readCommittedSupergraph } from '../../gateway/compose.js';
-import { type OperationCost, operationCost } from '../../gateway/pipeline/limits/cost.js';
-import { DemandDirectives, declareDemand } from '../../gateway/pipeline/limits/demand-directives.js';
-import { fragmentsOf } from '../../gateway/pipeline/limits/measure.js';
-import { projectPath } from '../../kernel/project.js';
-import { subgraphSchemaForComposition } from '../../subgraphs/index.js';
-import { graphMdExamples } from '../support/graph-examples.js';
+import { readCommittedSupergraph } from '../../../gateway/compose.js';
+import { type OperationCost, operationCost } from '../../../pipeline/limits/cost.js';
+import { DemandDirectives, declareDemand } from '../../../pipeline/limits/demand-directives.js';
+import { fragmentsOf } from '../../../pipeline/limits/measure.js';
+import { projectPath } from '../../../kernel/project.js';
+import { subgraphSchemaForComposition } from '../../../subgraphs/index.js';
+import { graphMdExamples } from '../../support/graph-examples.js';
 
 /**
  * Issue 24: the cost of the graph's own operations under the directives its subgraphs declare, read

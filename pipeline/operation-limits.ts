@@ -1,5 +1,5 @@
 import type { OperationDefinitionNode } from 'graphql';
-import { DomainError, type ErrorCode } from '../../kernel/errors.js';
+import { DomainError, type ErrorCode } from '../kernel/errors.js';
 import { operationAliases } from './limits/aliases.js';
 import { operationCost } from './limits/cost.js';
 import { operationDepth } from './limits/depth.js';

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OperationDefinitionNode } from 'graphql';
 import { PROJECT_VERSION } from '../../kernel/project.js';
-import { type DocumentUsage, documentUsage, inputCoordinates } from '../usage/coordinates.js';
-import type { UsageClient, UsageCollector } from '../usage/usage-collector.js';
-import type { Exchange, RequestPlugin } from './pipeline.js';
+import { type DocumentUsage, documentUsage, inputCoordinates } from './coordinates.js';
+import type { UsageClient, UsageCollector } from './usage-collector.js';
+import type { Exchange, RequestPlugin } from '../../pipeline/pipeline.js';
 
 const UNKNOWN: UsageClient = { name: 'unknown', version: 'unknown' };
 /** A client's name or version longer than this is cut: a header is no reason to hold more memory. */

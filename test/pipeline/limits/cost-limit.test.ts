@@ -1,4 +1,4 @@
-import { operationCost } from '../../gateway/pipeline/limits/cost.js';
+import { operationCost } from '../../../pipeline/limits/cost.js';
 import { operationOf, refusalOf } from './limit-harness.js';
 
 const costOf = (query: string, variables: Record<string, unknown> = {}) => operationCost(operationOf(query, variables)).cost;

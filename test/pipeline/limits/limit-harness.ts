@@ -1,8 +1,8 @@
 import { Kind, type OperationDefinitionNode, buildSchema, parse } from 'graphql';
-import type { MeasuredOperation } from '../../gateway/pipeline/limits/measure.js';
-import { type OperationLimitValues, operationLimits } from '../../gateway/pipeline/operation-limits.js';
-import type { Exchange } from '../../gateway/pipeline/pipeline.js';
-import type { DomainError } from '../../kernel/errors.js';
+import type { MeasuredOperation } from '../../../pipeline/limits/measure.js';
+import { type OperationLimitValues, operationLimits } from '../../../pipeline/operation-limits.js';
+import type { Exchange } from '../../../pipeline/pipeline.js';
+import type { DomainError } from '../../../kernel/errors.js';
 
 /** A small schema with nesting, lists, an interface, a connection and demand control directives, for the limit plugins' tests. */
 export const SCHEMA = buildSchema(`
@@ -39,7 +39,7 @@ export function operationOf(text: string, variables: Record<string, unknown> = {
   return { operation, fragments, schema: SCHEMA, variables };
 }
 
-/** What the operation limits plugin (gateway/pipeline/operation-limits.ts) refuses the operation with, if anything. */
+/** What the operation limits plugin (pipeline/operation-limits.ts) refuses the operation with, if anything. */
 export function refusalOf(limits: Partial<OperationLimitValues>, text: string): DomainError | undefined {
   const plugin = operationLimits({ maxDepth: Infinity, maxAliases: Infinity, maxCost: Infinity, ...limits });
   try {

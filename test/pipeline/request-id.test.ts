@@ -6,7 +6,7 @@ import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/syst
 import { stopAtScopeEnd } from '../support/cleanup.js';
 
 /**
- * The request id concern (gateway/pipeline/request-id.ts) at both doors and across the hop to a
+ * The request id concern (pipeline/request-id.ts) at both doors and across the hop to a
  * remote subgraph: a well-formed incoming `x-request-id` is answered back and sent on, so a trace
  * joins up; anything else is replaced by a new id.
  */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { DomainError, ERROR_STATUSES, isErrorCode } from '../../kernel/errors.js';
-import { maskCredentials } from '../../kernel/logger.js';
+import { DomainError, ERROR_STATUSES, isErrorCode } from '../kernel/errors.js';
+import { maskCredentials } from '../kernel/logger.js';
 import type { RequestPlugin } from './pipeline.js';
 
 /** A cause's message is cut here: enough to recognise it, never a whole upstream answer. */

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { DomainError, isErrorCode } from '../../kernel/errors.js';
-import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, requestBudget } from '../../kernel/request-budget.js';
-import type { SubgraphResponse } from '../executor/subgraph-client.js';
-import type { RequestPlugin, SubgraphFetch } from './pipeline.js';
+import { DomainError, isErrorCode } from '../kernel/errors.js';
+import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, requestBudget } from '../kernel/request-budget.js';
+import type { RequestPlugin, SubgraphFetch, SubgraphResponse } from './pipeline.js';
 
 /** The codes of a breached budget (kernel/request-budget.ts). */
 const BUDGET_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED']);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'graphql';
 import { projectPath } from '../../../kernel/project.js';
 import { DomainError } from '../../../kernel/errors.js';
-import { checkParsed, checkTokens } from '../../../kernel/graphql/document-size.js';
+import { checkParsed, checkTokens } from '../../../pipeline/limits/document-size.js';
 import { readSystemConfig } from '../../../server/config.js';
 import { NO_AUTH } from '../../support/system.js';
 

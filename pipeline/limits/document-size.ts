@@ -1,5 +1,5 @@
 import { type DocumentNode, Kind, type ASTNode, Lexer, Source, TokenKind, visit } from 'graphql';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../kernel/errors.js';
 
 /**
  * `GRAPHQL_MAX_TOKENS`, `GRAPHQL_MAX_FIELDS`, `GRAPHQL_MAX_LITERAL_DEPTH` and

@@ -1,4 +1,4 @@
-import type { ServiceMetrics } from '../../kernel/metrics.js';
+import type { ServiceMetrics } from '../kernel/metrics.js';
 import type { RequestPlugin } from './pipeline.js';
 
 /**

@@ -1,4 +1,4 @@
-import { operationDepth } from '../../gateway/pipeline/limits/depth.js';
+import { operationDepth } from '../../../pipeline/limits/depth.js';
 import { operationOf, refusalOf } from './limit-harness.js';
 
 describe('operation depth (GRAPHQL_MAX_DEPTH)', () => {

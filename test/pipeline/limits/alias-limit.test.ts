@@ -1,4 +1,4 @@
-import { operationAliases } from '../../gateway/pipeline/limits/aliases.js';
+import { operationAliases } from '../../../pipeline/limits/aliases.js';
 import { operationOf, refusalOf } from './limit-harness.js';
 
 describe('operation aliases (GRAPHQL_MAX_ALIASES)', () => {

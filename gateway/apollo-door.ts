@@ -1,0 +1,70 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { type FormattedExecutionResult, GraphQLError } from 'graphql';
+import { DomainError, ERROR_STATUSES } from '../kernel/errors.js';
+import type { RequestContext } from '../kernel/graphql/request-context.js';
+import { named, record, runnableOperation } from '../pipeline/graphql-door.js';
+import { fragmentsOf } from '../pipeline/limits/measure.js';
+import type { Exchange, RequestPipeline } from '../pipeline/pipeline.js';
+
+/**
+ * What the request pipeline needs of Apollo Server's handling of a `/graphql` request: the plugin
+ * refuses a request with no runnable operation, runs the pipeline's operation concerns (the limits,
+ * usage) and records the answer's error codes on the exchange, which is the trace of the request's
+ * context (graphql-endpoint.ts makes it inside the pipeline's `run`).
+ */
+export function apolloDoorPlugin(pipeline: RequestPipeline): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart({ contextValue }) {
+      const exchange = contextValue.trace as Exchange;
+      return {
+        async didResolveOperation({ operationName, operation, document, schema, request }) {
+          exchange.operationName = operationName;
+          const runnable = runnableOperation(operation, request.operationName);
+          named(exchange, runnable);
+          try {
+            pipeline.operation({ exchange, operation: runnable, fragments: fragmentsOf(document), schema, variables: request.variables ?? {} });
+          } catch (error) {
+            throw error instanceof DomainError ? refusal(error) : error;
+          }
+        },
+        async didEncounterErrors({ errors }) {
+          record(exchange, errors);
+        },
+        async willSendResponse({ response }) {
+          if (response.body.kind === 'single' && response.body.singleResult.data) answering.set(response.body.singleResult.data, exchange);
+        },
+      };
+    },
+  };
+}
+
+/** The exchange of each answer Apollo Server is about to write, by its `data` (what `stringifyAnswer` is handed again). */
+const answering = new WeakMap<object, Exchange>();
+
+/**
+ * Apollo Server's `stringifyResult`: JSON, and when an answer cannot be written (longer than a
+ * string can be: an oversized answer) the failure recorded on its exchange before Apollo Server
+ * answers 500, so that the log line names its cause; it came out with no code and no cause.
+ */
+export function stringifyAnswer(result: FormattedExecutionResult): string {
+  try {
+    return `${JSON.stringify(result)}\n`;
+  } catch (error) {
+    const exchange = result.data ? answering.get(result.data) : undefined;
+    if (exchange) {
+      exchange.failures.push(error);
+      exchange.codes = ['INTERNAL_ERROR'];
+    }
+    throw error;
+  }
+}
+
+/**
+ * A refusal as Apollo Server answers it: the code and details in `extensions`, and the code's HTTP
+ * status (a plugin hook that throws this ends the request with that status).
+ */
+export function refusal(error: DomainError): GraphQLError {
+  return new GraphQLError(error.message, {
+    extensions: { code: error.code, details: error.details, http: { status: ERROR_STATUSES[error.code] } },
+  });
+}

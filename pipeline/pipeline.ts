@@ -1,0 +1,205 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GraphQLFormattedError } from 'graphql';
+import type { MeasuredOperation } from './limits/measure.js';
+import type { RequestContext, RequestTrace } from '../kernel/graphql/request-context.js';
+import { NO_BUDGET } from '../kernel/request-budget.js';
+import { DomainError, toDomainError } from '../kernel/errors.js';
+
+/**
+ * One request through one of the doors (a REST facade's route, `/graphql`, a subgraph's port) as the
+ * request pipeline's plugins see it. The door fills it in as the request goes; plugins read it when
+ * the request arrives and when it is answered.
+ */
+export interface Exchange extends RequestTrace {
+  /** Where it came in: a facade's name (`core`, `records`, …), `graphql`, or `subgraph:<name>`. */
+  readonly door: string;
+  /** A REST facade's route, or a GraphQL request (`/graphql`, a subgraph port). */
+  readonly protocol: 'rest' | 'graphql';
+  readonly method: string;
+  /** process.hrtime.bigint() when it arrived. */
+  readonly startedAt: bigint;
+  /** The REST route's path pattern; null for GraphQL, and for a path no route matches. */
+  route: string | null;
+  /** The GraphQL operation the request ran (a REST route's own operation too), once known. */
+  operationName: string | null;
+  /** An operation without a name as the log names it: its type and root fields (`query { records }`). */
+  anonymousOperation?: string;
+  /** The HTTP status answered. */
+  status: number;
+  /** The error codes of the answer, as the door decided them. */
+  codes: string[];
+}
+
+/** The operation a request is about to run, parsed and validated (a REST route's, or a client's). */
+export interface PlannedRequest extends MeasuredOperation {
+  exchange: Exchange;
+}
+
+/** One operation for a subgraph, as the query planner wrote it. */
+export interface SubgraphRequest {
+  query: string;
+  variables: Record<string, unknown>;
+  operationName?: string;
+}
+
+/** A subgraph's answer, as GraphQL over HTTP carries it. */
+export interface SubgraphResponse {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+/** One fetch from the gateway to a remote subgraph, as it is about to be sent. */
+export interface SubgraphFetch {
+  readonly subgraph: string;
+  readonly request: SubgraphRequest;
+  /** The caller's context (its trace is the exchange). */
+  readonly context: RequestContext;
+  /** The HTTP headers to send; plugins add theirs. */
+  readonly headers: Record<string, string>;
+  /** Aborts the fetch, its answer's body included (the upstream timeout sets it). */
+  signal?: AbortSignal;
+}
+
+/**
+ * A request the client got wrong in GraphQL's own terms (a document that does not validate, no
+ * runnable operation, a document not trusted): 400, each error with its GraphQL request code.
+ */
+export class RequestMistake extends Error {
+  constructor(readonly errors: ReadonlyArray<{ message: string; code: string }>) {
+    super(errors[0]?.message ?? 'bad GraphQL request');
+  }
+}
+
+/** What a door answers: a body that is neither a string nor a Buffer is written as JSON. */
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** Where requests come in (a facade, `/graphql`, a subgraph port, the admin paths), and how it refuses one. */
+export interface Door {
+  /** The exchange's door: a facade's name (`core`, `records`, …), `graphql`, `admin` or `subgraph:<name>`. */
+  readonly name: string;
+  readonly protocol: Exchange['protocol'];
+  /** The content type of its JSON answers. */
+  readonly json: string;
+  /** Its envelope for a refusal. */
+  refuse(error: DomainError): Answer;
+  /** A GraphQL door's answer to a client's mistake in GraphQL's terms. */
+  mistake?(error: RequestMistake): Answer;
+}
+
+/** One concern of every request, whichever door it comes in by (request id, limits, metrics, …). */
+export interface RequestPlugin {
+  /** The request arrived, before anything of it ran. */
+  onRequest?(exchange: Exchange, request: IncomingMessage): void;
+  /** A client's document (not yet parsed) is about to be read: a plugin refuses it by throwing a DomainError. */
+  onDocument?(exchange: Exchange, query: string): void;
+  /** Its operation is about to run: a plugin refuses it by throwing a DomainError. */
+  onOperation?(request: PlannedRequest): void;
+  /** A remote subgraph fetch: a plugin may set headers or the signal, and must call `send` once. */
+  onSubgraphFetch?(fetch: SubgraphFetch, send: () => Promise<SubgraphResponse>): Promise<SubgraphResponse>;
+  /** The answer is decided (status and codes set), as it is sent. */
+  onResponse?(exchange: Exchange): void;
+}
+
+/**
+ * The request concerns every door runs, in one list (server/system.ts composes it): each is a small
+ * plugin in this folder, in the manner of Hive Gateway's runtime plugins, so a concern has one home
+ * and sees REST and GraphQL traffic alike.
+ */
+export class RequestPipeline {
+  private readonly fetchHooks: NonNullable<RequestPlugin['onSubgraphFetch']>[];
+
+  constructor(private readonly plugins: readonly RequestPlugin[]) {
+    this.fetchHooks = plugins.flatMap((plugin) => (plugin.onSubgraphFetch ? [plugin.onSubgraphFetch.bind(plugin)] : []));
+  }
+
+  /**
+   * One request through `door`, whichever it is: the exchange begins (every plugin's `onRequest`),
+   * `execute` answers it, or what it throws is refused in the door's envelope (the code recorded,
+   * and an error that is no DomainError recorded as the server's failure for the log line); the
+   * answer goes out with its `x-request-id`, then every plugin's `onResponse`.
+   */
+  async run(door: Door, request: IncomingMessage, response: ServerResponse, execute: (exchange: Exchange) => Promise<Answer>): Promise<void> {
+    const exchange = this.begin(door, request);
+    let answer: Answer;
+    try {
+      answer = asJson(await execute(exchange), door.json);
+    } catch (error) {
+      answer = asJson(refusal(door, exchange, error), door.json);
+    }
+    exchange.status = answer.status;
+    send(response, answer, exchange.requestId);
+    this.end(exchange);
+  }
+
+  /** A client's document, before it is parsed: the size limits (document-size-limits.ts). */
+  document(exchange: Exchange, query: string): void {
+    for (const plugin of this.plugins) plugin.onDocument?.(exchange, query);
+  }
+
+  private begin(door: Door, request: IncomingMessage): Exchange {
+    const exchange: Exchange = {
+      door: door.name,
+      protocol: door.protocol,
+      method: request.method ?? 'GET',
+      startedAt: process.hrtime.bigint(),
+      requestId: '',
+      route: null,
+      operationName: null,
+      status: 0,
+      codes: [],
+      failures: [],
+      budget: NO_BUDGET,
+    };
+    for (const plugin of this.plugins) plugin.onRequest?.(exchange, request);
+    return exchange;
+  }
+
+  operation(request: PlannedRequest): void {
+    for (const plugin of this.plugins) plugin.onOperation?.(request);
+  }
+
+  /** Sends a subgraph fetch through every plugin's hook, the first plugin outermost. */
+  fetch(fetch: SubgraphFetch, send: () => Promise<SubgraphResponse>): Promise<SubgraphResponse> {
+    const through = (index: number): Promise<SubgraphResponse> => (index < this.fetchHooks.length ? this.fetchHooks[index]!(fetch, () => through(index + 1)) : send());
+    return through(0);
+  }
+
+  private end(exchange: Exchange): void {
+    for (const plugin of this.plugins) plugin.onResponse?.(exchange);
+  }
+}
+
+function refusal(door: Door, exchange: Exchange, error: unknown): Answer {
+  if (error instanceof RequestMistake && door.mistake) {
+    exchange.codes = error.errors.map((mistake) => mistake.code);
+    return door.mistake(error);
+  }
+  if (!(error instanceof DomainError)) exchange.failures.push(error);
+  const refused = toDomainError(error);
+  exchange.codes = [refused.code];
+  return door.refuse(refused);
+}
+
+/**
+ * An answer whose body is an object, as JSON text. Written while the request can still fail: an
+ * answer too long for a string (an oversized page) is then a 500 with its cause in the log line,
+ * where it threw past the door and took the process down.
+ */
+function asJson(answer: Answer, type: string): Answer {
+  if (answer.body === undefined || typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) return answer;
+  return { ...answer, headers: { 'content-type': type, ...answer.headers }, body: JSON.stringify(answer.body) };
+}
+
+function send(response: ServerResponse, answer: Answer, requestId: string): void {
+  const body = answer.body as string | Buffer | undefined;
+  const headers: Record<string, string> = { 'x-request-id': requestId, ...answer.headers };
+  // A known length instead of chunked encoding: headers and body then leave in one write instead
+  // of a writev of header, chunk size, body and terminator (13% of GET /models CPU, bench/PROFILE.md).
+  if (body !== undefined && !('content-length' in headers)) headers['content-length'] = String(Buffer.byteLength(body));
+  response.writeHead(answer.status, headers);
+  response.end(body);
+}
