@@ -15,7 +15,7 @@ export interface ApolloKeyValueCache<V> {
  * in memory: under a flood of distinct documents the gateway grew by a gigabyte. A time to live is
  * ignored: none is configured (persisted queries would pass one only if `persistedQueries.ttl` were set).
  */
-export function boundedApolloCache<V extends {}>(size: (value: V) => number): ApolloKeyValueCache<V> {
+export function boundedApolloCache<V extends NonNullable<unknown>>(size: (value: V) => number): ApolloKeyValueCache<V> {
   const entries = documentLru<V>(size);
   return {
     get: async (key) => entries.get(key),

@@ -167,7 +167,7 @@ export class RegistryConductor {
     return new Promise((resolve, reject) => {
       member.jobs.set(id, { resolve, reject });
       member.worker.send({ cerise: 'registry-do', id, job } satisfies PrimaryMessage, (error: Error | null) => {
-        if (error) member.jobs.delete(id) && reject(new DomainError('REGISTRY_ERROR', 'the worker refreshing the registry cannot be reached'));
+        if (error && member.jobs.delete(id)) reject(new DomainError('REGISTRY_ERROR', 'the worker refreshing the registry cannot be reached'));
       });
     });
   }

@@ -12,6 +12,6 @@ import { LRUCache } from 'lru-cache';
 export const DOCUMENTS_KEPT = 1000;
 export const DOCUMENT_TEXT_KEPT = 1024 * 1024;
 
-export function documentLru<V extends {}>(size: (value: V, key: string) => number): LRUCache<string, V> {
+export function documentLru<V extends NonNullable<unknown>>(size: (value: V, key: string) => number): LRUCache<string, V> {
   return new LRUCache<string, V>({ max: DOCUMENTS_KEPT, maxSize: DOCUMENT_TEXT_KEPT, sizeCalculation: (value, key) => Math.max(1, size(value, key)) });
 }

@@ -16,8 +16,11 @@ export type ReferenceResolvers = Record<string, (reference: Record<string, unkno
  * type-graphql's container, creating each resolver on first use. Lazy, so that composition can
  * build a schema's SDL without any domain service behind it.
  */
-export function lazyResolvers(factories: Array<[Function, () => unknown]>): { get(type: Function): unknown } {
-  const instances = new Map<Function, unknown>();
+/** A resolver class, as type-graphql's container is asked for one. */
+type ResolverClass = abstract new (...args: never[]) => unknown;
+
+export function lazyResolvers(factories: Array<[ResolverClass, () => unknown]>): { get(type: ResolverClass): unknown } {
+  const instances = new Map<ResolverClass, unknown>();
   const byType = new Map(factories);
   return {
     get(type) {

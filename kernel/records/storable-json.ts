@@ -1,6 +1,7 @@
 import { DomainError } from '../errors.js';
 
 /** U+0000, or a UTF-16 surrogate without its partner (not a Unicode scalar value). */
+// eslint-disable-next-line no-control-regex -- U+0000 is what this looks for: PostgreSQL's jsonb cannot store it
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

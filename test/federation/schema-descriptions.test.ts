@@ -45,6 +45,6 @@ test('lookups are nullable and lists of records are connections', () => {
   expect(String(query.modelVersion!.type)).toBe('ModelVersion');
   expect(String(query.record!.type)).toBe('Record');
   expect(String(query.records!.type)).toBe('RecordConnection!');
-  expect(query.records!.args.map((arg) => arg.name)).toEqual(['filter', 'orderBy', 'first', 'after', 'last', 'before']);
+  expect(query.records!.args.map((arg) => arg.name)).toEqual(['filter', 'orderBy', 'first', 'after', 'last', 'before', 'jsonFilter']);
   expect(String(query.modelVersion!.args.map((arg) => arg.name))).toBe('model,version');
 });

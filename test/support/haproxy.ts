@@ -115,7 +115,7 @@ export class Haproxy {
         await this.states();
         return;
       } catch (error) {
-        if (Date.now() > end) throw new Error(`haproxy did not answer within 10 s (${(error as Error).message}):\n${this.output}`);
+        if (Date.now() > end) throw new Error(`haproxy did not answer within 10 s (${(error as Error).message}):\n${this.output}`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }

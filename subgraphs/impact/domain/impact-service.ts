@@ -80,7 +80,7 @@ export class ImpactService {
    * does not exist yet). No side effects: no call to the core, no foreground data, the project is
    * not touched.
    */
-  compute(request: ComputeRequest): never {
+  compute(_request: ComputeRequest): never {
     throw new DomainError(
       'CALCULATION_NOT_IMPLEMENTED',
       'impact calculation is not available: the request is valid, but this service performs no calculation yet',

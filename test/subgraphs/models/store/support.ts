@@ -27,7 +27,7 @@ export async function postgresReachable(): Promise<boolean> {
     await client.end();
     return true;
   } catch (error) {
-    if (process.env.CI === 'true') throw new Error(`PostgreSQL unreachable under CI at ${POSTGRES_ADMIN_URL}`);
+    if (process.env.CI === 'true') throw new Error(`PostgreSQL unreachable under CI at ${POSTGRES_ADMIN_URL}`, { cause: error });
     console.warn(`skipping the PostgreSQL store tests: ${POSTGRES_ADMIN_URL} unreachable (${(error as Error).message})`);
     return false;
   }

@@ -68,6 +68,6 @@ export function parseTurtle(text: string, artifact: string): Quad[] {
   try {
     return new Parser({ factory: terms }).parse(text) as Quad[];
   } catch (error) {
-    throw new Error(`${artifact} cannot be parsed as Turtle: ${(error as Error).message}`);
+    throw new Error(`${artifact} cannot be parsed as Turtle: ${(error as Error).message}`, { cause: error });
   }
 }

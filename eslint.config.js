@@ -1,0 +1,43 @@
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/**
+ * `npm run lint` (CI runs it): ESLint's and typescript-eslint's recommended rules; formatting is
+ * Prettier's (`.prettierrc.json`, `npm run format:check`), so eslint-config-prettier turns off the
+ * rules it would fight with.
+ */
+export default tseslint.config(
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'coverage/',
+      'data/',
+      'prisma/generated/',
+      'rest-facade/generated/',
+      'bench/peers/dist/',
+      'bench/peers/node_modules/',
+      'examples/frontend/generated/',
+      'examples/frontend/dist/',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: globals.node },
+    rules: {
+      // `_`-named: a parameter a signature needs, or what a destructuring leaves out on purpose.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // A `let` a closure reads before its one assignment (a timer the cleanup above it clears).
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Tests read answers' JSON as `any`: what they assert is the value, not its type.
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  prettier,
+);
