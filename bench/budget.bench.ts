@@ -53,7 +53,16 @@ export async function benchBudget(): Promise<Figure[]> {
       }
     }
     const both = (pick: (side: Side) => number, name: 'on' | 'off') => Math.sqrt(pick(onFirst.sides[name]) * pick(offFirst.sides[name]));
-    const sideOf = (name: 'on' | 'off') => ({ result: { rps: both((s) => s.result.rps, name), p50: round(both((s) => s.result.p50, name), 3) }, cpuMs: both((s) => s.cpuMs, name) });
+    const sideOf = (name: 'on' | 'off') => ({
+      result: {
+        rps: both((s) => s.result.rps, name),
+        p50: round(
+          both((s) => s.result.p50, name),
+          3,
+        ),
+      },
+      cpuMs: both((s) => s.cpuMs, name),
+    });
     const [withBudget, without] = [sideOf('on'), sideOf('off')];
     const note =
       `POST /graphql, the gateway bench's passport query (three subgraphs, 10 records with payloads), varied load (${VARIED_VARIABLES.length} variable sets round-robin), ` +
@@ -61,7 +70,14 @@ export async function benchBudget(): Promise<Figure[]> {
       `budget on (defaults): ${round(withBudget.result.rps, 0)} req/s p50 ${withBudget.result.p50} ms ${round(withBudget.cpuMs, 2)} ms CPU/req; ` +
       `budget off (REQUEST_MAX_* = 0): ${round(without.result.rps, 0)} req/s p50 ${without.result.p50} ms ${round(without.cpuMs, 2)} ms CPU/req`;
     return [
-      { id: 'gateway.budget_overhead.rps_ratio', value: round(withBudget.result.rps / without.result.rps, 3), unit: 'x', target: 0.97, better: 'higher', note: `throughput with the runtime budget on ÷ off; ${note}` },
+      {
+        id: 'gateway.budget_overhead.rps_ratio',
+        value: round(withBudget.result.rps / without.result.rps, 3),
+        unit: 'x',
+        target: 0.97,
+        better: 'higher',
+        note: `throughput with the runtime budget on ÷ off; ${note}`,
+      },
       { id: 'gateway.budget_overhead.cpu_ratio', value: round(withBudget.cpuMs / without.cpuMs, 3), unit: 'x', better: 'lower', note: `CPU per request with the runtime budget on ÷ off; ${note}` },
     ];
   } finally {

@@ -87,5 +87,11 @@ function packageOf(url: string, functionName: string): string {
   }
   if (url.startsWith('node:')) return url.split('/')[0]!;
   const dist = url.indexOf('/dist/');
-  return dist >= 0 ? url.slice(dist + 1).split('/').slice(0, 2).join('/') : url;
+  return dist >= 0
+    ? url
+        .slice(dist + 1)
+        .split('/')
+        .slice(0, 2)
+        .join('/')
+    : url;
 }

@@ -55,7 +55,9 @@ async function coreRoutes(wanted: (name: string) => boolean): Promise<Figure[]> 
   try {
     if (wanted('validate')) {
       const request: LoadRequest = { method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:validate', body: { payload: sharedAssessment() } };
-      figures.push(...ratioFigures('validate', 'POST :validate, published 0.0.4, the shared assessment (JSON Schema + SHACL + OWL)', await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
+      figures.push(
+        ...ratioFigures('validate', 'POST :validate, published 0.0.4, the shared assessment (JSON Schema + SHACL + OWL)', await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })),
+      );
       figures.push(rssFigure('facade_validate'), await profileFigure('validate', targets.facade, request));
     }
     if (wanted('models')) {
@@ -116,7 +118,7 @@ async function computeRoute(): Promise<Figure[]> {
     const targets = { ...bare.urls, facade: `http://127.0.0.1:${system.ports.indicators}` };
     const comparison = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS });
     return [
-      ...ratioFigures('compute', 'POST /compute, published 0.0.4, compute-request-recycle-battery, validation delegated to this process\'s core facade on both paths', comparison),
+      ...ratioFigures('compute', "POST /compute, published 0.0.4, compute-request-recycle-battery, validation delegated to this process's core facade on both paths", comparison),
       rssFigure('facade_compute'),
       await profileFigure('compute', targets.facade, request),
     ];
@@ -166,7 +168,17 @@ function ratioFigures(name: string, what: string, c: Comparison<Sides>): Figure[
     note: note(what),
   });
   return [
-    f('p50_ratio', round(medianRatio(facade.rounds, direct.rounds, (r) => r.p50), 2), 'x', 'lower', 'facade ÷ bare express route, p50, median of the round-by-round ratios', 1.3),
+    f(
+      'p50_ratio',
+      round(
+        medianRatio(facade.rounds, direct.rounds, (r) => r.p50),
+        2,
+      ),
+      'x',
+      'lower',
+      'facade ÷ bare express route, p50, median of the round-by-round ratios',
+      1.3,
+    ),
     f('p99_ratio', round(facade.result.p99 / direct.result.p99, 2), 'x', 'lower', 'facade ÷ bare express route, p99'),
     f('p50_ratio_vs_node', round(facade.result.p50 / node.result.p50, 2), 'x', 'lower', 'facade ÷ bare Node route (no express), p50'),
     f('cpu_ratio_vs_node', round(facade.cpuMs / node.cpuMs, 2), 'x', 'lower', 'facade ÷ bare Node route, server CPU time per request'),
@@ -193,10 +205,16 @@ async function profileFigure(name: string, facade: string, request: LoadRequest)
   const summary = summarise(profile);
   const top = summary.self.slice(0, 5);
   const frames = top.map(([frame, share], i) => `${i + 1}. ${frame} ${share.toFixed(1)}%`).join('; ');
-  const packages = summary.packages.slice(0, 5).map(([pkg, share]) => `${pkg} ${share.toFixed(1)}%`).join(', ');
+  const packages = summary.packages
+    .slice(0, 5)
+    .map(([pkg, share]) => `${pkg} ${share.toFixed(1)}%`)
+    .join(', ');
   return {
     id: `facade.${name}.profile_top5_pct`,
-    value: round(top.reduce((sum, [, share]) => sum + share, 0), 1),
+    value: round(
+      top.reduce((sum, [, share]) => sum + share, 0),
+      1,
+    ),
     unit: '%',
     better: 'lower',
     note:

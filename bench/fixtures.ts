@@ -43,14 +43,14 @@ export function publishedCatalogEntry(rootClass?: string) {
 
 /** Every listener on a free loopback port, no authentication: how every benchmark starts the system. */
 export const LOCAL_BENCH_ENV: Record<string, string> = {
-    AUTH_MODE: 'none',
-    AUTH_ALLOW_INSECURE_NONE: 'true',
-    SERVER_HOST: '127.0.0.1',
-    CORE_PORT: '0',
-    INDICATORS_PORT: '0',
-    IMPACT_PORT: '0',
-    RECORDS_PORT: '0',
-    GATEWAY_PORT: '0',
+  AUTH_MODE: 'none',
+  AUTH_ALLOW_INSECURE_NONE: 'true',
+  SERVER_HOST: '127.0.0.1',
+  CORE_PORT: '0',
+  INDICATORS_PORT: '0',
+  IMPACT_PORT: '0',
+  RECORDS_PORT: '0',
+  GATEWAY_PORT: '0',
 };
 
 /**

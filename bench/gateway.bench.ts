@@ -165,24 +165,97 @@ export async function benchGateway(): Promise<Figure[]> {
       note: `${what}; ${summary}`,
     });
     const rps = (a: Sides, b: Sides) => round(s[a].result.rps / s[b].result.rps, 2);
-    const rss = (id: string, server: ServerProcess, what: string) =>
-      figure(`memory.rss_mb.${id}`, server.rssMb(), 'MB', 'lower', `RSS of the ${what} process right after the gateway runs`);
+    const rss = (id: string, server: ServerProcess, what: string) => figure(`memory.rss_mb.${id}`, server.rssMb(), 'MB', 'lower', `RSS of the ${what} process right after the gateway runs`);
     return [
-      figure('gateway.distributed_vs_hive_rust.rps_ratio', rps('distributed_varied', 'hive_rust_varied'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime (Rust planner), throughput, varied requests', 1.5),
-      figure('gateway.inprocess_vs_hive_rust.rps_ratio', rps('inprocess_varied', 'hive_rust_varied'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway + router-runtime (Rust planner), throughput, varied requests', 2.0),
-      figure('gateway.distributed_vs_hive_rust_identical.rps_ratio', rps('distributed', 'hive_rust'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime, throughput, identical requests'),
-      figure('gateway.inprocess_vs_hive_rust_identical.rps_ratio', rps('inprocess', 'hive_rust'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway + router-runtime, throughput, identical requests'),
-      figure('gateway.distributed_vs_hive_rust.cpu_ratio', round(s.distributed_varied.cpuMs / s.hive_rust_varied.cpuMs, 2), 'x', 'lower', 'CPU time per request of our gateway process ÷ that of the Hive Gateway + router-runtime process (same subgraph processes), varied requests'),
-      figure('gateway.distributed_vs_hive_rust.p50_ratio', round(s.distributed_varied.result.p50 / s.hive_rust_varied.result.p50, 2), 'x', 'lower', 'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime, p50, varied requests'),
-      figure('gateway.distributed_vs_hive_varied.rps_ratio', rps('distributed_varied', 'hive_varied'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway (JS planner), throughput, varied requests'),
-      figure('gateway.inprocess_vs_hive_varied.rps_ratio', rps('inprocess_varied', 'hive_varied'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway (JS planner), throughput, varied requests'),
-      figure('gateway.hive_rust_vs_hive_varied.rps_ratio', rps('hive_rust_varied', 'hive_varied'), 'x', 'higher', 'Hive Gateway + router-runtime ÷ Hive Gateway (JS planner), throughput, varied requests'),
+      figure(
+        'gateway.distributed_vs_hive_rust.rps_ratio',
+        rps('distributed_varied', 'hive_rust_varied'),
+        'x',
+        'higher',
+        'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime (Rust planner), throughput, varied requests',
+        1.5,
+      ),
+      figure(
+        'gateway.inprocess_vs_hive_rust.rps_ratio',
+        rps('inprocess_varied', 'hive_rust_varied'),
+        'x',
+        'higher',
+        'our gateway with in-process subgraphs ÷ Hive Gateway + router-runtime (Rust planner), throughput, varied requests',
+        2.0,
+      ),
+      figure(
+        'gateway.distributed_vs_hive_rust_identical.rps_ratio',
+        rps('distributed', 'hive_rust'),
+        'x',
+        'higher',
+        'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime, throughput, identical requests',
+      ),
+      figure(
+        'gateway.inprocess_vs_hive_rust_identical.rps_ratio',
+        rps('inprocess', 'hive_rust'),
+        'x',
+        'higher',
+        'our gateway with in-process subgraphs ÷ Hive Gateway + router-runtime, throughput, identical requests',
+      ),
+      figure(
+        'gateway.distributed_vs_hive_rust.cpu_ratio',
+        round(s.distributed_varied.cpuMs / s.hive_rust_varied.cpuMs, 2),
+        'x',
+        'lower',
+        'CPU time per request of our gateway process ÷ that of the Hive Gateway + router-runtime process (same subgraph processes), varied requests',
+      ),
+      figure(
+        'gateway.distributed_vs_hive_rust.p50_ratio',
+        round(s.distributed_varied.result.p50 / s.hive_rust_varied.result.p50, 2),
+        'x',
+        'lower',
+        'our gateway over HTTP subgraphs ÷ Hive Gateway + router-runtime, p50, varied requests',
+      ),
+      figure(
+        'gateway.distributed_vs_hive_varied.rps_ratio',
+        rps('distributed_varied', 'hive_varied'),
+        'x',
+        'higher',
+        'our gateway over HTTP subgraphs ÷ Hive Gateway (JS planner), throughput, varied requests',
+      ),
+      figure(
+        'gateway.inprocess_vs_hive_varied.rps_ratio',
+        rps('inprocess_varied', 'hive_varied'),
+        'x',
+        'higher',
+        'our gateway with in-process subgraphs ÷ Hive Gateway (JS planner), throughput, varied requests',
+      ),
+      figure(
+        'gateway.hive_rust_vs_hive_varied.rps_ratio',
+        rps('hive_rust_varied', 'hive_varied'),
+        'x',
+        'higher',
+        'Hive Gateway + router-runtime ÷ Hive Gateway (JS planner), throughput, varied requests',
+      ),
       figure('gateway.distributed_vs_hive.rps_ratio', rps('distributed', 'hive'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway, throughput, identical requests', 1.0),
       figure('gateway.inprocess_vs_hive.rps_ratio', rps('inprocess', 'hive'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway, throughput, identical requests', 2.0),
-      figure('gateway.inprocess_apollo_vs_planned.rps_ratio', rps('inprocess_apollo', 'inprocess'), 'x', 'higher', 'the in-process system with GATEWAY_EXECUTOR=apollo ÷ the default (planned), throughput, identical requests'),
-      figure('gateway.inprocess_vs_hive_nodedup.rps_ratio', rps('inprocess', 'hive_nodedup'), 'x', 'higher', 'our gateway with in-process subgraphs (in-flight sharing on) ÷ Hive Gateway with in-flight sharing off, throughput, identical requests'),
+      figure(
+        'gateway.inprocess_apollo_vs_planned.rps_ratio',
+        rps('inprocess_apollo', 'inprocess'),
+        'x',
+        'higher',
+        'the in-process system with GATEWAY_EXECUTOR=apollo ÷ the default (planned), throughput, identical requests',
+      ),
+      figure(
+        'gateway.inprocess_vs_hive_nodedup.rps_ratio',
+        rps('inprocess', 'hive_nodedup'),
+        'x',
+        'higher',
+        'our gateway with in-process subgraphs (in-flight sharing on) ÷ Hive Gateway with in-flight sharing off, throughput, identical requests',
+      ),
       figure('gateway.distributed_vs_hive.p50_ratio', round(s.distributed.result.p50 / s.hive.result.p50, 2), 'x', 'lower', 'our gateway over HTTP subgraphs ÷ Hive Gateway, p50, identical requests'),
-      figure('gateway.distributed_vs_hive.cpu_ratio', round(s.distributed.cpuMs / s.hive.cpuMs, 2), 'x', 'lower', 'CPU time per request of our gateway process ÷ that of the Hive Gateway process (same subgraph processes), identical requests'),
+      figure(
+        'gateway.distributed_vs_hive.cpu_ratio',
+        round(s.distributed.cpuMs / s.hive.cpuMs, 2),
+        'x',
+        'lower',
+        'CPU time per request of our gateway process ÷ that of the Hive Gateway process (same subgraph processes), identical requests',
+      ),
       ...(Object.keys(targets) as Sides[]).flatMap((name) => [
         figure(`gateway.${name}.rps`, round(s[name].result.rps, 0), 'req/s', 'higher', `${name} throughput`),
         figure(`gateway.${name}.p50_ms`, s[name].result.p50, 'ms', 'lower', `${name} p50`),
@@ -261,7 +334,8 @@ async function sameAnswers<K extends string>(variables: Record<string, unknown>,
       throw new Error(`${what}: no questionnaire of ${String(variables.version)}: ${JSON.stringify(modelVersion)?.slice(0, 300)}`);
     }
     const records = body.data?.records?.nodes;
-    if (records?.length !== RECORDS || records.some((record) => record.version !== variables.version)) throw new Error(`${what}: expected ${RECORDS} records of ${String(variables.version)}, got ${records?.length}`);
+    if (records?.length !== RECORDS || records.some((record) => record.version !== variables.version))
+      throw new Error(`${what}: expected ${RECORDS} records of ${String(variables.version)}, got ${records?.length}`);
     for (const record of records) record.id = '(id)';
     answers[name] = body.data;
   }

@@ -146,11 +146,16 @@ interface HostileAnswer {
 async function hostileSet(graphql: string, subgraph: string, processes: ServerProcess[]): Promise<{ answers: HostileAnswer[]; slowest: HostileAnswer; rssGrowthMb: number }> {
   const payload = JSON.parse(readFileSync(projectPath('examples', 'models', 're-indicators-specification', '0.0.4', 'example-assessment.request.json'), 'utf8')).payload;
   for (let i = 0; i < SEEDED_RECORDS; i++) {
-    await post(graphql, 'mutation($i: StoreRecordInput!) { storeRecord(input: $i) { replayed } }', { i: { id: `seed-${i}`, model: 're-indicators-specification', version: '0.0.4', idempotencyKey: `seed-${i}`, payload } });
+    await post(graphql, 'mutation($i: StoreRecordInput!) { storeRecord(input: $i) { replayed } }', {
+      i: { id: `seed-${i}`, model: 're-indicators-specification', version: '0.0.4', idempotencyKey: `seed-${i}`, payload },
+    });
   }
   const rssBefore = processes.reduce((sum, each) => sum + each.rssMb(), 0);
   const requests: Array<[string, string, { query: string; variables?: Record<string, unknown> }]> = [
-    ...Object.entries(HOSTILE_LITERALS).flatMap(([name, query]): Array<[string, string, { query: string }]> => [[`graphql.${name}`, graphql, { query }], [`subgraph.${name}`, subgraph, { query }]]),
+    ...Object.entries(HOSTILE_LITERALS).flatMap(([name, query]): Array<[string, string, { query: string }]> => [
+      [`graphql.${name}`, graphql, { query }],
+      [`subgraph.${name}`, subgraph, { query }],
+    ]),
     ...Object.entries(HOSTILE_COSTS).map(([name, request]): [string, string, typeof request] => [`graphql.${name}`, graphql, request]),
     ['subgraph.entities_15000', subgraph, ENTITIES_15000],
   ];
@@ -183,7 +188,7 @@ async function healthWhile(health: string, hostile: (n: number) => Promise<void>
   })();
   const latencies: number[] = [];
   try {
-    for (const end = Date.now() + 3000; Date.now() < end; ) {
+    for (const end = Date.now() + 3000; Date.now() < end;) {
       const started = performance.now();
       await (await fetch(health)).arrayBuffer();
       latencies.push(performance.now() - started);

@@ -58,8 +58,20 @@ async function validationGrowth(): Promise<Figure[]> {
       const domain = await domainP50(() => registry.validate(MODEL_VERSION.model, MODEL_VERSION.version, payload));
       const what = `${count} parameter assessments (${bytes} bytes of request body, ${violations} violations in the report)`;
       figures.push(
-        { id: `growth.validate.p50_ms.params_${count}`, value: facade.p50, unit: 'ms', better: 'lower', note: `POST :validate through the core facade, one connection, 5 s, p50; ${what}; p99 ${facade.p99} ms` },
-        { id: `growth.validate.domain_p50_ms.params_${count}`, value: round(domain, 2), unit: 'ms', better: 'lower', note: `ModelRegistry.validate (JSON Schema + SHACL + OWL) in process, p50 of ${DOMAIN_RUNS} runs; ${what}` },
+        {
+          id: `growth.validate.p50_ms.params_${count}`,
+          value: facade.p50,
+          unit: 'ms',
+          better: 'lower',
+          note: `POST :validate through the core facade, one connection, 5 s, p50; ${what}; p99 ${facade.p99} ms`,
+        },
+        {
+          id: `growth.validate.domain_p50_ms.params_${count}`,
+          value: round(domain, 2),
+          unit: 'ms',
+          better: 'lower',
+          note: `ModelRegistry.validate (JSON Schema + SHACL + OWL) in process, p50 of ${DOMAIN_RUNS} runs; ${what}`,
+        },
       );
     }
     return figures;

@@ -8,7 +8,6 @@ import { type Figure, percentile, round } from './figures.js';
 import { startBenchSystem } from './fixtures.js';
 import { BIG_PROJECT_ACTIVITIES, bigProject, writeBrightwayProject } from '../test/support/brightway-fixture.js';
 
-
 const WARMUP_CALLS = 20;
 const MEASURED_CALLS = 200;
 

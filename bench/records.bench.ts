@@ -220,7 +220,12 @@ async function explainStatement(backend: Backend, url: string, { sql, values }: 
   return lines
     .slice(0, visibility < 0 ? undefined : visibility)
     .filter((line, index) => index === 0 || /^\s*->|Index Cond/.test(line))
-    .map((line) => line.trim().replace(/^->\s*/, '').replace(/\s*\(actual rows=(\d+) loops=(\d+)\)/, ' [rows $1 ×$2]'))
+    .map((line) =>
+      line
+        .trim()
+        .replace(/^->\s*/, '')
+        .replace(/\s*\(actual rows=(\d+) loops=(\d+)\)/, ' [rows $1 ×$2]'),
+    )
     .join(' > ');
 }
 
@@ -240,8 +245,8 @@ interface Question {
 async function assessmentMaker(): Promise<(n: number) => JsonValue> {
   const base = sharedAssessment() as { parameter_assessments: Array<{ parameter_id: string }>; product_info: Record<string, unknown> };
   const calculation = JSON.parse(await readFile(path.join(SHARED_DATA, 're-indicators-calculation', 'calculation-recycle-battery-0.0.4.json'), 'utf8'));
-  const parameters = (calculation.indicator_configurations.REcycle_Battery.parameters as Array<{ parameter_ref: string; weight: number; questions: Question[] }>).filter(
-    (parameter) => base.parameter_assessments.some((assessed) => assessed.parameter_id === parameter.parameter_ref),
+  const parameters = (calculation.indicator_configurations.REcycle_Battery.parameters as Array<{ parameter_ref: string; weight: number; questions: Question[] }>).filter((parameter) =>
+    base.parameter_assessments.some((assessed) => assessed.parameter_id === parameter.parameter_ref),
   );
   const random = seeded(20250601);
   return (n) => {
@@ -310,11 +315,12 @@ async function insertPostgres(url: string, rows: Row[]): Promise<void> {
     [column((row) => row.id), MODEL_VERSION.model, MODEL_VERSION.version, OWNER.subject, OWNER.tenant, column((row) => row.payload), instants, NAMESPACE],
   );
   const numbers = rows.flatMap((row) => row.numbers.map((number) => ({ id: row.id, ...number })));
-  await onPostgres(
-    url,
-    'INSERT INTO record_numbers (record_id, record_namespace, path, value) SELECT id, $4, path, value FROM unnest($1::text[], $2::text[], $3::float8[]) AS n(id, path, value)',
-    [numbers.map((n) => n.id), numbers.map((n) => n.path), numbers.map((n) => n.value), NAMESPACE],
-  );
+  await onPostgres(url, 'INSERT INTO record_numbers (record_id, record_namespace, path, value) SELECT id, $4, path, value FROM unnest($1::text[], $2::text[], $3::float8[]) AS n(id, path, value)', [
+    numbers.map((n) => n.id),
+    numbers.map((n) => n.path),
+    numbers.map((n) => n.value),
+    NAMESPACE,
+  ]);
 }
 
 async function insertSqlite(url: string, rows: Row[]): Promise<void> {
@@ -330,7 +336,8 @@ async function insertSqlite(url: string, rows: Row[]): Promise<void> {
       });
     }
     for (const row of rows) {
-      for (const { path: field, value } of row.numbers) statements.push({ sql: 'INSERT INTO record_numbers (record_id, record_namespace, path, value) VALUES (?, ?, ?, ?)', args: [row.id, NAMESPACE, field, value] });
+      for (const { path: field, value } of row.numbers)
+        statements.push({ sql: 'INSERT INTO record_numbers (record_id, record_namespace, path, value) VALUES (?, ?, ?, ?)', args: [row.id, NAMESPACE, field, value] });
     }
     await client.batch(statements, 'write');
   } finally {

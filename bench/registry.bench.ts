@@ -30,7 +30,11 @@ export async function benchRegistryLoad(): Promise<Figure[]> {
       better: 'lower',
       note: 'parse + compile JSON Schema (ajv), SHACL shapes index and OWL checks of re-indicators 0.0.4, first load in a fresh process',
     },
-    await refreshLoopBlock('published_x3', [0, 1, 2].map((i) => ({ ...publishedCatalogEntry('Assessment'), version: `0.0.4-copy-${i}` })), 'three copies of the published 0.0.4'),
+    await refreshLoopBlock(
+      'published_x3',
+      [0, 1, 2].map((i) => ({ ...publishedCatalogEntry('Assessment'), version: `0.0.4-copy-${i}` })),
+      'three copies of the published 0.0.4',
+    ),
     await refreshLoopBlock('example', [exampleCatalogEntry()], 'the example model of the local profile'),
   ];
 }

@@ -59,10 +59,7 @@ async function main(): Promise<void> {
     figures.push(...measured.filter((f) => !named || f.id.startsWith(named) || named.startsWith(group.prefix)), rssAfter(group.prefix));
   }
   printTable(figures);
-  writeFileSync(
-    projectPath('bench-results.json'),
-    JSON.stringify({ commit: gitSha(), started_at: startedAt, machine: { cpus: os.cpus().length, node: process.version }, figures }, null, 2) + '\n',
-  );
+  writeFileSync(projectPath('bench-results.json'), JSON.stringify({ commit: gitSha(), started_at: startedAt, machine: { cpus: os.cpus().length, node: process.version }, figures }, null, 2) + '\n');
 }
 
 /** Issue 7, memory: RSS after each run. Servers in processes of their own report theirs as well. */

@@ -92,7 +92,11 @@ async function send(server: ServerProcess, workload: Workload, kind: Kind): Prom
       const key = randomUUID();
       return [`${core}:create`, { payload: { ...workload.assessment(), id: key } }, { 'idempotency-key': key }];
     },
-    query: () => [`${core}:query`, { filter: { where: [{ field: 'payload.product_info.product_category', op: 'eq', value: 'Battery' }], sort: [{ field: 'created_at', direction: 'desc' }], limit: 20 } }, {}],
+    query: () => [
+      `${core}:query`,
+      { filter: { where: [{ field: 'payload.product_info.product_category', op: 'eq', value: 'Battery' }], sort: [{ field: 'created_at', direction: 'desc' }], limit: 20 } },
+      {},
+    ],
     compute: () => [`http://127.0.0.1:${server.ports.indicators}/compute`, workload.compute, {}],
   };
   const [url, body, headers] = requests[kind]();
@@ -109,19 +113,32 @@ async function send(server: ServerProcess, workload: Workload, kind: Kind): Prom
 function figures(samples: Sample[], rss: Array<{ at: number; mb: number }>, rssAfter: number, workload: Workload): Figure[] {
   const measured = samples.filter((s) => s.at >= 0);
   const errors = measured.filter((s) => !s.ok).length;
-  const p99 = (from: number, to: number) => percentile(measured.filter((s) => s.at >= from && s.at < to && s.ok).map((s) => s.ms), 99);
+  const p99 = (from: number, to: number) =>
+    percentile(
+      measured.filter((s) => s.at >= from && s.at < to && s.ok).map((s) => s.ms),
+      99,
+    );
   const first = p99(0, 60);
   const last = p99(SECONDS - 60, SECONDS);
   const byKind = (Object.keys(RATE) as Kind[])
     .map((kind) => {
-      const kindP99 = (from: number, to: number) => round(percentile(measured.filter((s) => s.kind === kind && s.ok && s.at >= from && s.at < to).map((s) => s.ms), 99), 1);
+      const kindP99 = (from: number, to: number) =>
+        round(
+          percentile(
+            measured.filter((s) => s.kind === kind && s.ok && s.at >= from && s.at < to).map((s) => s.ms),
+            99,
+          ),
+          1,
+        );
       return `${kind} ${kindP99(0, 60)} → ${kindP99(SECONDS - 60, SECONDS)} ms`;
     })
     .join(', ');
   const median = (values: number[]) => percentile(values, 50);
   const rssFirst = median(rss.filter((r) => r.at >= 0 && r.at < 60).map((r) => r.mb));
   const rssLast = median(rss.filter((r) => r.at >= SECONDS - 60).map((r) => r.mb));
-  const mix = Object.entries(RATE).map(([kind, rate]) => `${kind} ${rate}/s`).join(', ');
+  const mix = Object.entries(RATE)
+    .map(([kind, rate]) => `${kind} ${rate}/s`)
+    .join(', ');
   const what = `${SECONDS} s of ${mix} (${measured.length} requests) after ${WARM_UP_SECONDS} s of warm-up, against \`node dist/server/main.js\` on PostgreSQL; ${workload.model}`;
   return [
     { id: 'soak.error_rate', value: round(errors / Math.max(1, measured.length), 6), unit: 'ratio', target: 0, better: 'lower', note: `${errors} of ${measured.length} answers not 200; ${what}` },

@@ -82,7 +82,9 @@ async function distinctDocuments(dir: string): Promise<Figure> {
   try {
     const url = `http://127.0.0.1:${server.ports.gateway}/graphql`;
     const send = (i: number) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'graphql-client-name': `c${i % 20}` }, body: JSON.stringify({ query: `query Q${i} { modelVersionCount }` }) }).then((r) => r.arrayBuffer());
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'graphql-client-name': `c${i % 20}` }, body: JSON.stringify({ query: `query Q${i} { modelVersionCount }` }) }).then(
+        (r) => r.arrayBuffer(),
+      );
     for (let i = 0; i < 2_000; i += 1) await send(-i - 1); // warm-up: caches and pools at their working size
     const before = server.rssMb();
     for (let i = 0; i < DOCUMENTS; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => send(i + j)));
@@ -105,13 +107,25 @@ function schemaCheckWithUsage(dir: string): Figure {
   const day = new Date().toISOString().slice(0, 10);
   const operations = Array.from({ length: 1_000 }, (_, i) => {
     const body = `query Op${i} { modelVersions { model version label } modelVersionCount }`;
-    return { hash: createHash('sha256').update(body).digest('hex'), name: `Op${i}`, type: 'query', body, coordinates: ['Query', 'Query.modelVersions', 'ModelVersion', 'ModelVersion.model', 'ModelVersion.version', 'ModelVersion.label', 'Query.modelVersionCount', 'Int', 'String'] };
+    return {
+      hash: createHash('sha256').update(body).digest('hex'),
+      name: `Op${i}`,
+      type: 'query',
+      body,
+      coordinates: ['Query', 'Query.modelVersions', 'ModelVersion', 'ModelVersion.model', 'ModelVersion.version', 'ModelVersion.label', 'Query.modelVersionCount', 'Int', 'String'],
+    };
   });
-  const counts = operations.flatMap((o) => Array.from({ length: 20 }, (_, c) => ({ hash: o.hash, client: `client-${c}`, clientVersion: '1.0.0', day, inputs: [], count: 10 + c, lastSeenMs: Date.now() })));
+  const counts = operations.flatMap((o) =>
+    Array.from({ length: 20 }, (_, c) => ({ hash: o.hash, client: `client-${c}`, clientVersion: '1.0.0', day, inputs: [], count: 10 + c, lastSeenMs: Date.now() })),
+  );
   const file = path.join(dir, 'usage.json');
   writeFileSync(file, JSON.stringify({ format: 'cerise-usage-export', version: 1, from: day, exportedAt: new Date().toISOString(), operations, counts }));
   const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, [projectPath('dist', 'server', 'schema-check.js'), '--usage-file', file], { cwd: projectPath(), encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
+  const run = spawnSync(process.execPath, [projectPath('dist', 'server', 'schema-check.js'), '--usage-file', file], {
+    cwd: projectPath(),
+    encoding: 'utf8',
+    env: { ...process.env, DATABASE_URL: '' },
+  });
   if (run.status !== 0) throw new Error(`schema:check exited ${run.status}: ${run.stdout}${run.stderr}`);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return {

@@ -89,12 +89,25 @@ export async function benchWorkers(): Promise<Figure[]> {
       `${rates('GET /models', models)}, ${rates('gateway query, varied', varied)}, ${rates('gateway query, identical', identical)}`;
     const latencies = (c: Comparison<'one' | 'two'>) => `p50 ${c.sides.two.result.p50} ms, p99 ${c.sides.two.result.p99} ms`;
     return [
-      { id: 'scale.workers_2_vs_1.rps_ratio', value: Math.min(ratio(models), ratio(varied)), unit: 'x', better: 'higher', target: 1.7, note: `the lower of GET /models and the gateway query (varied), WORKERS=2 ÷ WORKERS=1; ${note}` },
+      {
+        id: 'scale.workers_2_vs_1.rps_ratio',
+        value: Math.min(ratio(models), ratio(varied)),
+        unit: 'x',
+        better: 'higher',
+        target: 1.7,
+        note: `the lower of GET /models and the gateway query (varied), WORKERS=2 ÷ WORKERS=1; ${note}`,
+      },
       { id: 'scale.workers_2_vs_1.models_rps_ratio', value: ratio(models), unit: 'x', better: 'higher', note },
       { id: 'scale.workers_2_vs_1.gateway_rps_ratio', value: ratio(varied), unit: 'x', better: 'higher', note: `varied requests; ${note}` },
       { id: 'scale.workers_2_vs_1.gateway_identical_rps_ratio', value: ratio(identical), unit: 'x', better: 'higher', note: `identical requests; ${note}` },
       { id: 'scale.p99_over_p50', value: tail(varied), unit: 'x', better: 'lower', target: 3, note: `the gateway query (varied) at 20 connections with WORKERS=2: ${latencies(varied)}; ${note}` },
-      { id: 'scale.p99_over_p50_identical', value: tail(identical), unit: 'x', better: 'lower', note: `the gateway query (identical) at 20 connections with WORKERS=2: ${latencies(identical)}; ${note}` },
+      {
+        id: 'scale.p99_over_p50_identical',
+        value: tail(identical),
+        unit: 'x',
+        better: 'lower',
+        note: `the gateway query (identical) at 20 connections with WORKERS=2: ${latencies(identical)}; ${note}`,
+      },
     ];
   } finally {
     for (const server of processes) await server.stop();

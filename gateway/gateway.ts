@@ -100,4 +100,3 @@ function operationExecutor(options: GatewayOptions, schema: GraphQLSchema, super
   if ('error' in hive) throw hive.error;
   return new HivePlannedOperations(hive.planner, schema, supergraphSdl);
 }
-

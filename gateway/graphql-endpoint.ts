@@ -82,13 +82,18 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
   app.use(ide ? graphiqlRoutes('/graphql') : noGraphiql('/graphql'));
   const readBody = graphqlJsonBody(options.body);
   const trusted = options.trustedDocuments ? trustedDocumentsGuard(options.trustedDocuments) : undefined;
-  app.use('/graphql', noStore, (req, res) => void options.pipeline.run(door, req, res, async (exchange) => {
-    await readBody(req, res);
-    const query = queryOf(req.method === 'GET' ? req.query : req.body);
-    if (query !== undefined) options.pipeline.document(exchange, query);
-    trusted?.(req);
-    return apolloAnswer(server, req, () => authenticatedContext(options.access, req, exchange));
-  }));
+  app.use(
+    '/graphql',
+    noStore,
+    (req, res) =>
+      void options.pipeline.run(door, req, res, async (exchange) => {
+        await readBody(req, res);
+        const query = queryOf(req.method === 'GET' ? req.query : req.body);
+        if (query !== undefined) options.pipeline.document(exchange, query);
+        trusted?.(req);
+        return apolloAnswer(server, req, () => authenticatedContext(options.access, req, exchange));
+      }),
+  );
   if (options.admin) app.use(options.admin);
   gatewayRoutes(app, ide);
   return { app, server };

@@ -140,10 +140,7 @@ export function graphiqlRoutes(endpoint = '/graphql'): Router {
   const router = express.Router();
   router.get(endpoint, (req, res, next) => {
     if (!prefersHtml(req)) return next();
-    res
-      .status(200)
-      .set({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': policy, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' })
-      .send(html);
+    res.status(200).set({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': policy, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).send(html);
   });
   router.get(`${IDE_ASSETS_PATH}/:file`, (req, res, next) => {
     const file = req.params.file;

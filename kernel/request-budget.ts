@@ -183,7 +183,12 @@ class CountingBudget implements RequestBudget {
 
 function lowered(limits: BudgetLimits, header: string | undefined): BudgetLimits {
   if (!header) return limits;
-  const sent = Object.fromEntries(header.split(',').map((part) => part.trim().split('=')).map(([name, value]) => [name, Number(value)]));
+  const sent = Object.fromEntries(
+    header
+      .split(',')
+      .map((part) => part.trim().split('='))
+      .map(([name, value]) => [name, Number(value)]),
+  );
   const min = (own: number, theirs: unknown) => (typeof theirs === 'number' && Number.isSafeInteger(theirs) && theirs > 0 ? (own > 0 ? Math.min(own, theirs) : theirs) : own);
   return { ...limits, maxDurationMs: min(limits.maxDurationMs, sent.ms), maxRecordsRead: min(limits.maxRecordsRead, sent.records) };
 }
@@ -193,7 +198,10 @@ function tooLarge(limit: number): DomainError {
 }
 
 function tooManyRecords(limit: number): DomainError {
-  return new DomainError('TOO_MANY_RECORDS_READ', `the request would read more than ${limit} records (REQUEST_MAX_RECORDS_READ): ask for smaller pages or fewer nested connections`, { limit, measure: 'records' });
+  return new DomainError('TOO_MANY_RECORDS_READ', `the request would read more than ${limit} records (REQUEST_MAX_RECORDS_READ): ask for smaller pages or fewer nested connections`, {
+    limit,
+    measure: 'records',
+  });
 }
 
 function deadlineExceeded(limit: number): DomainError {

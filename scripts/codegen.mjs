@@ -36,9 +36,7 @@ const [{ default: federation }, { codegen }, typedDocumentNode, typescriptOperat
 // The schema clients see: the supergraph's API schema, as the gateway derives it.
 const apiSchema = federation.Supergraph.build(supergraph).apiSchema().toGraphQLJSSchema();
 // A document the schema no longer serves fails the build with its file and line, not codegen's stack.
-const invalid = documents.flatMap(({ location, text }) =>
-  validate(apiSchema, parse(text)).map((error) => `${location}:${error.locations?.[0]?.line ?? 1}: ${error.message}`),
-);
+const invalid = documents.flatMap(({ location, text }) => validate(apiSchema, parse(text)).map((error) => `${location}:${error.locations?.[0]?.line ?? 1}: ${error.message}`));
 if (invalid.length > 0) {
   console.error(`codegen: REST route documents that do not validate against gateway/supergraph.graphql:\n${invalid.map((l) => `  ${l}`).join('\n')}`);
   process.exit(1);

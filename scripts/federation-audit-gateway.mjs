@@ -68,7 +68,10 @@ const server = app.listen(port, '127.0.0.1', () => {
 const stop = () => {
   server.closeAllConnections();
   server.close();
-  void endpoint.server.stop().then(() => gateway.stop()).finally(() => process.exit(0));
+  void endpoint.server
+    .stop()
+    .then(() => gateway.stop())
+    .finally(() => process.exit(0));
 };
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

@@ -31,10 +31,7 @@ export function providerSchema(provider, source = readFileSync(SCHEMA_PATH, 'utf
     .split('\n')
     .filter((line) => !line.trimEnd().endsWith(POSTGRESQL_ONLY))
     .map((line) => line.replace(SQLITE_ONLY, '$1$2'));
-  return [
-    '// Derived from ../schema.prisma by scripts/prisma-generate.mjs: edit that file, not this one.',
-    ...kept,
-  ]
+  return ['// Derived from ../schema.prisma by scripts/prisma-generate.mjs: edit that file, not this one.', ...kept]
     .join('\n')
     .replace(/(provider\s*=\s*)"postgresql"/, '$1"sqlite"')
     .replace(/ @db\.\w+(\([^)]*\))?/g, '')
@@ -64,8 +61,7 @@ export function latestSnapshot(provider) {
 export async function diffSchemas(provider, fromSchema, toSchema) {
   const engine = await openSchemaEngine(provider, toSchema);
   try {
-    const target = (content) =>
-      content === null ? { tag: 'empty' } : { tag: 'schemaDatamodel', files: [{ path: 'schema.prisma', content }] };
+    const target = (content) => (content === null ? { tag: 'empty' } : { tag: 'schemaDatamodel', files: [{ path: 'schema.prisma', content }] });
     const { stdout } = await engine.diff({
       from: target(fromSchema),
       to: target(toSchema),

@@ -19,7 +19,7 @@ export interface RenderedMetrics {
 export class ClusterMetrics {
   private readonly aggregator = new AggregatorRegistry();
   private readonly own = new Registry();
-  private readonly live = new Gauge({ name: 'workers_live', help: 'Worker processes serving this process\'s ports', registers: [this.own] });
+  private readonly live = new Gauge({ name: 'workers_live', help: "Worker processes serving this process's ports", registers: [this.own] });
   private readonly replaced = new Counter({ name: 'worker_restarts_total', help: 'Workers started again after one died or stopped answering', registers: [this.own] });
 
   adopt(worker: Worker): void {

@@ -1,13 +1,7 @@
 import type { Worker } from 'node:cluster';
 import { DomainError } from '../kernel/errors.js';
 import { RefreshQueue } from '../subgraphs/models/domain/registry/refresh-queue.js';
-import {
-  type Installed,
-  type RefreshAsk,
-  type RefreshReport,
-  type RegistrySnapshot,
-  announces,
-} from '../subgraphs/models/domain/registry/model-registry.js';
+import { type Installed, type RefreshAsk, type RefreshReport, type RegistrySnapshot, announces } from '../subgraphs/models/domain/registry/model-registry.js';
 
 /**
  * With WORKERS, a registry refresh is one run for the whole process (DECISIONS, "Registry refresh"):
@@ -18,11 +12,7 @@ import {
  */
 
 /** What a worker does for a run, when the primary asks. */
-export type RegistryJob =
-  | { kind: 'gather' }
-  | { kind: 'install'; snapshot: RegistrySnapshot; decided?: RefreshReport }
-  | { kind: 'announce' }
-  | { kind: 'check-catalog' };
+export type RegistryJob = { kind: 'gather' } | { kind: 'install'; snapshot: RegistrySnapshot; decided?: RefreshReport } | { kind: 'announce' } | { kind: 'check-catalog' };
 
 /** A DomainError as it crosses the IPC channel. */
 export interface WireError {
@@ -31,13 +21,9 @@ export interface WireError {
   details?: unknown;
 }
 
-export type WorkerMessage =
-  | { cerise: 'registry-ask'; id: number; ask: RefreshAsk }
-  | { cerise: 'registry-done'; id: number; result?: unknown; error?: WireError };
+export type WorkerMessage = { cerise: 'registry-ask'; id: number; ask: RefreshAsk } | { cerise: 'registry-done'; id: number; result?: unknown; error?: WireError };
 
-export type PrimaryMessage =
-  | { cerise: 'registry-answer'; id: number; report?: RefreshReport; error?: WireError }
-  | { cerise: 'registry-do'; id: number; job: RegistryJob };
+export type PrimaryMessage = { cerise: 'registry-answer'; id: number; report?: RefreshReport; error?: WireError } | { cerise: 'registry-do'; id: number; job: RegistryJob };
 
 export function toWire(error: unknown): WireError {
   if (error instanceof DomainError) return { code: error.code, message: error.message, details: error.details };
@@ -188,7 +174,9 @@ export class RegistryConductor {
       this.poll = setTimeout(() => {
         const gatherer = this.members.values().next().value;
         if (!gatherer) return next();
-        this.job(gatherer, { kind: 'check-catalog' }).catch(() => undefined).finally(next);
+        this.job(gatherer, { kind: 'check-catalog' })
+          .catch(() => undefined)
+          .finally(next);
       }, this.options.pollMs);
       this.poll.unref();
     };

@@ -312,7 +312,8 @@ function usageLine(report: SchemaCheckReport): string {
 
 export function changeLines({ change, verdict, operations, deployed }: CheckedChange): string[] {
   const lines = [`  ${verdict.toUpperCase()} ${change.type} ${change.path ?? ''}: ${change.message.replace(/ \(non-breaking based on usage\)$/, '')}`];
-  if (verdict === 'unused') lines.push(operations.length === 0 ? '    safe: no operation used it in the window' : `    safe: ${operations.reduce((s, o) => s + o.requests, 0)} requests, within the threshold`);
+  if (verdict === 'unused')
+    lines.push(operations.length === 0 ? '    safe: no operation used it in the window' : `    safe: ${operations.reduce((s, o) => s + o.requests, 0)} requests, within the threshold`);
   for (const d of deployed) lines.push(`    deployed: ${d.app} ${d.name}`);
   if (verdict === 'breaking') for (const o of operations) lines.push(`    operation ${o.name ?? '(anonymous)'} ${o.hash.slice(0, 12)}: ${o.requests} requests (${clientList(o)})`);
   return lines;
@@ -321,7 +322,12 @@ export function changeLines({ change, verdict, operations, deployed }: CheckedCh
 function allowListWarning(report: SchemaCheckReport): string[] {
   const stale = report.unusedAllowances;
   if (stale.length === 0) return [];
-  return [`warning: ${stale.length} allow-list ${stale.length === 1 ? 'entry matches' : 'entries match'} no change, remove from gateway/schema-allow-list.json: ${stale.slice(0, 3).map((a) => `${a.type} ${a.path}`).join(', ')}${stale.length > 3 ? `, and ${stale.length - 3} more` : ''}`];
+  return [
+    `warning: ${stale.length} allow-list ${stale.length === 1 ? 'entry matches' : 'entries match'} no change, remove from gateway/schema-allow-list.json: ${stale
+      .slice(0, 3)
+      .map((a) => `${a.type} ${a.path}`)
+      .join(', ')}${stale.length > 3 ? `, and ${stale.length - 3} more` : ''}`,
+  ];
 }
 
 /** The allow-list file; every entry needs a type, a path and a reason. */
@@ -375,9 +381,7 @@ async function realInput(values: ReturnType<typeof parseOptions>): Promise<Schem
     baselineSupergraph: baseline.sdl,
     baselineSource: baseline.source,
     routes: FACADES.flatMap((facade) =>
-      routesForInspection(facade).flatMap((route) =>
-        'operation' in route ? [{ name: `${facade.name} ${route.method} ${route.path}`, operation: print(route.operation) }] : [],
-      ),
+      routesForInspection(facade).flatMap((route) => ('operation' in route ? [{ name: `${facade.name} ${route.method} ${route.path}`, operation: print(route.operation) }] : [])),
     ),
     deployed: deployedDocuments().filter((d) => !d.app.startsWith('rest-facade:')),
     usage: usage && { ...usage, days, threshold: { value: Number(threshold[1]), percent: threshold[2] === '%' }, excludedClients: [...values['exclude-client']] },

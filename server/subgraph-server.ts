@@ -49,11 +49,15 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
   app.disable('x-powered-by');
   // Its answers go to a gateway by POST and are never revalidated: hashing each (107 KB for a questionnaire) for an ETag is waste.
   app.disable('etag');
-  app.use('/graphql', (req, res) => void options.pipeline.run(door, req, res, async (exchange) => {
-    if (req.method !== 'POST') throw new DomainError('NOT_FOUND', NOT_FOUND);
-    await readBody(req, res);
-    return answer(options, documents, fromGateway(req.headers[GATEWAY_SECRET_HEADER]) ? 'gateway' : 'caller', req, exchange);
-  }));
+  app.use(
+    '/graphql',
+    (req, res) =>
+      void options.pipeline.run(door, req, res, async (exchange) => {
+        if (req.method !== 'POST') throw new DomainError('NOT_FOUND', NOT_FOUND);
+        await readBody(req, res);
+        return answer(options, documents, fromGateway(req.headers[GATEWAY_SECRET_HEADER]) ? 'gateway' : 'caller', req, exchange);
+      }),
+  );
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });

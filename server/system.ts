@@ -157,7 +157,8 @@ async function openUsage(config: SystemConfig, logger: Logger): Promise<Process[
     return null;
   }
   const collector = new UsageCollector(store, settings, {
-    writeFailed: (error, batch) => logger.warn({ reason: error.message, ...batch }, 'usage reporting: a batch could not be written and is dropped; later counts wait in memory until the database answers'),
+    writeFailed: (error, batch) =>
+      logger.warn({ reason: error.message, ...batch }, 'usage reporting: a batch could not be written and is dropped; later counts wait in memory until the database answers'),
     dropped: (count) => logger.warn({ dropped: count }, 'usage reporting: requests not counted while memory was full and a write ran or the database was down'),
     purgeFailed: (error) => logger.warn({ reason: error.message }, 'usage reporting: usage past the retention period could not be deleted; tried again in an hour'),
   });
@@ -184,9 +185,7 @@ async function startRole(proc: Process): Promise<void> {
   const subgraphs: Record<string, SubgraphClient> = {};
   for (const name of SUBGRAPH_NAMES) {
     subgraphs[name] =
-      role.role === 'all'
-        ? new InProcessClient(await buildSubgraphSchema(name, await servicesFor(proc, name)))
-        : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
+      role.role === 'all' ? new InProcessClient(await buildSubgraphSchema(name, await servicesFor(proc, name))) : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
   }
   const supergraphSdl = await readCommittedSupergraph();
   const gateway = await startGateway(supergraphSdl, subgraphs, { executor: proc.config.gatewayExecutor, planner: proc.config.gatewayPlanner?.mode ?? 'apollo', logger: proc.logger });
@@ -274,15 +273,19 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
   if (notifier) proc.closers.push(() => notifier.close());
   const sources = { catalog: catalogSource(models.registry.catalog, fetcher), artifacts: fetcher, preparer, notifier };
   const coordinator = proc.options.refreshCoordinator?.();
-  const registry = new ModelRegistry(sources, {
-    refreshed: (report, revision) => {
-      proc.metrics.registryRefreshed(report.models_found, revision, report.refreshed_at);
-      logProblems(proc.logger, report);
+  const registry = new ModelRegistry(
+    sources,
+    {
+      refreshed: (report, revision) => {
+        proc.metrics.registryRefreshed(report.models_found, revision, report.refreshed_at);
+        logProblems(proc.logger, report);
+      },
+      validated: (report) => report.results.forEach((r) => proc.metrics.validation(r.kind, r.passed)),
+      backgroundRefreshFailed: (error) => proc.logger.warn({ reason: error.message }, 'registry: a refresh no caller asked for failed; the loaded models stay in use'),
+      compiled: compileProgress(proc.logger),
     },
-    validated: (report) => report.results.forEach((r) => proc.metrics.validation(r.kind, r.passed)),
-    backgroundRefreshFailed: (error) => proc.logger.warn({ reason: error.message }, 'registry: a refresh no caller asked for failed; the loaded models stay in use'),
-    compiled: compileProgress(proc.logger),
-  }, coordinator ?? new LocalRefresh(models.registry.minRefreshIntervalSecs * 1000));
+    coordinator ?? new LocalRefresh(models.registry.minRefreshIntervalSecs * 1000),
+  );
   await initialLoad(proc, registry);
   if (!coordinator) pollCatalog(proc, registry);
   const admin = new AdminService(
@@ -368,7 +371,12 @@ function boundPort(proc: Process, listener: string): number | undefined {
  */
 function listen(proc: Process, name: string, port: number, handler: RequestListener, refuse: Refusal, messages?: MessageClasses): Promise<void> {
   return new Promise((resolve, reject) => {
-    const server = httpServer(stoppingAware(name, handler, () => proc.stopping), proc.config.http.limits, refuse, messages).listen(port, proc.config.http.host);
+    const server = httpServer(
+      stoppingAware(name, handler, () => proc.stopping),
+      proc.config.http.limits,
+      refuse,
+      messages,
+    ).listen(port, proc.config.http.host);
     server.once('listening', () => {
       proc.listeners[name] = server;
       resolve();

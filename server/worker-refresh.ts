@@ -1,11 +1,4 @@
-import type {
-  ArtifactState,
-  RefreshAsk,
-  RefreshCoordinator,
-  RefreshReport,
-  RegistryMember,
-  RegistrySnapshot,
-} from '../subgraphs/models/domain/registry/model-registry.js';
+import type { ArtifactState, RefreshAsk, RefreshCoordinator, RefreshReport, RegistryMember, RegistrySnapshot } from '../subgraphs/models/domain/registry/model-registry.js';
 import { type PrimaryMessage, type RegistryJob, type WorkerMessage, fromWire, toWire } from './registry-conductor.js';
 
 /**

@@ -22,6 +22,12 @@ export class InProcessClient implements SubgraphClient {
     // The planner's documents are not limited: only a validation error can come back, and only
     // from a value the client wrote that fits a scalar by name alone (a JSON scalar, DateTime).
     if ('errors' in cached) return { errors: cached.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
-    return executeSubgraph({ schema: this.schema, document: cached.document, variableValues: request.variables, operationName: request.operationName, contextValue: context }) as Promise<SubgraphResponse>;
+    return executeSubgraph({
+      schema: this.schema,
+      document: cached.document,
+      variableValues: request.variables,
+      operationName: request.operationName,
+      contextValue: context,
+    }) as Promise<SubgraphResponse>;
   }
 }

@@ -188,4 +188,3 @@ function usedFragments(operation: OperationDefinitionNode, fragments: ReadonlyMa
   }
   return [...fragments.values()].filter((f) => used.has(f.name.value));
 }
-

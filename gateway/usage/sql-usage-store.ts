@@ -33,7 +33,12 @@ export async function openUsageStore(databaseUrl: string, limits: StoreLimits, o
       close: () => pool.end(),
     });
   }
-  const file = path.resolve(databaseUrl.slice('file:'.length).replace(/^\/\/(?=\/)/, '').replace(/\?.*$/, ''));
+  const file = path.resolve(
+    databaseUrl
+      .slice('file:'.length)
+      .replace(/^\/\/(?=\/)/, '')
+      .replace(/\?.*$/, ''),
+  );
   await mkdir(path.dirname(file), { recursive: true });
   const url = `file:${file}`;
   await migrate('sqlite', url, onMigrationApplied);

@@ -38,21 +38,26 @@ const MAX_DAYS = 366;
  */
 export function usageEndpoint(options: UsageEndpointOptions): Router {
   const router = express.Router();
-  const admin = (handler: (req: express.Request) => Promise<{ type: string; body: unknown }>): express.RequestHandler => (req, res) =>
-    void options.pipeline.run(ADMIN, req, res, async (exchange) => {
-      exchange.route = req.route?.path ?? null;
-      await requestContext(options.access, credentialSourceOf(req), exchange).authorize('admin.usage');
-      try {
-        const { type, body } = await handler(req);
-        return { status: 200, headers: { 'content-type': `${type === 'json' ? 'application/json' : type}; charset=utf-8` }, body: type === 'json' ? JSON.stringify(body) : body };
-      } catch (error) {
-        if (error instanceof DomainError) throw error;
-        const failed = storeFailure('usage could not be read', error);
-        exchange.failures.push(failed);
-        throw failed;
-      }
-    });
-  router.get('/admin/supergraph', admin(async () => ({ type: 'text/plain', body: options.supergraphSdl })));
+  const admin =
+    (handler: (req: express.Request) => Promise<{ type: string; body: unknown }>): express.RequestHandler =>
+    (req, res) =>
+      void options.pipeline.run(ADMIN, req, res, async (exchange) => {
+        exchange.route = req.route?.path ?? null;
+        await requestContext(options.access, credentialSourceOf(req), exchange).authorize('admin.usage');
+        try {
+          const { type, body } = await handler(req);
+          return { status: 200, headers: { 'content-type': `${type === 'json' ? 'application/json' : type}; charset=utf-8` }, body: type === 'json' ? JSON.stringify(body) : body };
+        } catch (error) {
+          if (error instanceof DomainError) throw error;
+          const failed = storeFailure('usage could not be read', error);
+          exchange.failures.push(failed);
+          throw failed;
+        }
+      });
+  router.get(
+    '/admin/supergraph',
+    admin(async () => ({ type: 'text/plain', body: options.supergraphSdl })),
+  );
   router.get(
     '/admin/usage',
     admin(async (req) => ({ type: 'json', body: await readUsage(options, daysOf(req)) })),

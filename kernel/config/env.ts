@@ -59,8 +59,7 @@ export const boolean: Parser<boolean> = (value) => {
 };
 
 export function integer({ min, max }: { min?: number; max?: number } = {}): Parser<number> {
-  const range =
-    min === undefined ? (max === undefined ? '' : ` of at most ${max}`) : max === undefined ? ` of at least ${min}` : ` from ${min} to ${max}`;
+  const range = min === undefined ? (max === undefined ? '' : ` of at most ${max}`) : max === undefined ? ` of at least ${min}` : ` from ${min} to ${max}`;
   return (value) => {
     const parsed = /^[+-]?\d+$/.test(value) ? Number(value) : NaN;
     if (!Number.isSafeInteger(parsed) || parsed < (min ?? -Infinity) || parsed > (max ?? Infinity)) {
@@ -96,7 +95,11 @@ export function oneOf<const T extends string>(allowed: readonly T[]): Parser<T> 
 
 /** Items split on the separator, trimmed, empty items dropped; an empty value is an empty list. */
 export function list(separator: string | RegExp = ','): Parser<string[]> {
-  return (value) => value.split(separator).map((item) => item.trim()).filter((item) => item !== '');
+  return (value) =>
+    value
+      .split(separator)
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
 }
 
 export interface Cidr {

@@ -50,10 +50,7 @@ const authChecker: AuthChecker<RequestContext> = async ({ context }, [operation]
  * resolvers, @apollo/subgraph adds `_service`/`_entities`. Entity lookups authenticate like root
  * fields, so a subgraph reached directly cannot be read through `_entities` anonymously.
  */
-export async function buildFederatedSchema(
-  options: Omit<BuildSchemaOptions, 'authChecker' | 'validate' | 'globalMiddlewares'>,
-  references: ReferenceResolvers,
-): Promise<GraphQLSchema> {
+export async function buildFederatedSchema(options: Omit<BuildSchemaOptions, 'authChecker' | 'validate' | 'globalMiddlewares'>, references: ReferenceResolvers): Promise<GraphQLSchema> {
   const schema = await buildSchema({ ...options, authChecker, validate: false });
   const resolvers = createResolversMap(schema) as Record<string, Record<string, unknown>>;
   // Every field resolver normalises its errors (graphql-errors.ts: not a type-graphql global

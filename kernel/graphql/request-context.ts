@@ -78,7 +78,12 @@ export function requestContext(access: AccessControl, source: CredentialSource, 
     async forwardedCredentials() {
       const { authorization, ...others } = credentials;
       const forwarded: Record<string, string> = /^Bearer +\S+ *$/i.test(authorization ?? '') ? { authorization: authorization! } : {};
-      const authenticated = Object.keys(others).length > 0 && (await context.identity().then(() => true, () => false));
+      const authenticated =
+        Object.keys(others).length > 0 &&
+        (await context.identity().then(
+          () => true,
+          () => false,
+        ));
       return authenticated ? { ...forwarded, ...others } : forwarded;
     },
   };

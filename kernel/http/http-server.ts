@@ -31,10 +31,7 @@ const TIMEOUT_CHECK_MS = 1000;
  * app (express-messages.ts).
  */
 export function httpServer(handler: RequestListener, limits: ServerLimits, refuse: Refusal, messages?: MessageClasses): Server {
-  const server = createServer(
-    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_MS, ...messages },
-    handler,
-  );
+  const server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_MS, ...messages }, handler);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, refuse));

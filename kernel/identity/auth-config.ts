@@ -1,19 +1,4 @@
-import {
-  boolean,
-  ConfigError,
-  cidrList,
-  integer,
-  InvalidValue,
-  list,
-  oneOf,
-  optional,
-  required,
-  string,
-  url,
-  type Cidr,
-  type Env,
-  type Parser,
-} from '../config/env.js';
+import { boolean, ConfigError, cidrList, integer, InvalidValue, list, oneOf, optional, required, string, url, type Cidr, type Env, type Parser } from '../config/env.js';
 import { policyFile, type AuthPolicy } from './authorization.js';
 import type { Identity } from './identity.js';
 
@@ -91,10 +76,7 @@ function readForwardAuth(env: Env): Omit<ForwardAuthConfig, 'mode' | 'policy'> {
 /** The fixed local identity; refuses to start unless the operator said `AUTH_ALLOW_INSECURE_NONE=true`. */
 function readNoneIdentity(env: Env): Identity {
   if (optional(env, 'AUTH_ALLOW_INSECURE_NONE', boolean, false) !== true) {
-    throw new ConfigError(
-      'AUTH_ALLOW_INSECURE_NONE',
-      'must be true to start with AUTH_MODE=none/disabled (every request then gets a fixed identity)',
-    );
+    throw new ConfigError('AUTH_ALLOW_INSECURE_NONE', 'must be true to start with AUTH_MODE=none/disabled (every request then gets a fixed identity)');
   }
   return {
     subject: optional(env, 'AUTH_NONE_SUBJECT', string, 'dev-anonymous'),

@@ -50,5 +50,8 @@ function isTrustedPeer(trusted: BlockList, address: string | undefined): boolean
 }
 
 function split(value: string | undefined, separator: string | RegExp): string[] {
-  return (value ?? '').split(separator).map((item) => item.trim()).filter((item) => item !== '');
+  return (value ?? '')
+    .split(separator)
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

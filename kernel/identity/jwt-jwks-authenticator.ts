@@ -9,9 +9,7 @@ import type { Authenticator, CredentialSource, Identity } from './identity.js';
 export const KID_REFETCH_COOLDOWN_MS = 30_000;
 export const CLOCK_TOLERANCE_SECS = 30;
 /** Asymmetric only: `none` and HS* are rejected before any key is looked up. */
-export const ALLOWED_ALGORITHMS = [
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
-];
+export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
 type KeyLookup = ReturnType<typeof createLocalJWKSet>;
 

@@ -31,10 +31,7 @@ export interface SortKey {
  * A queryable field. Timestamp operands are normalised to ISO 8601 UTC with milliseconds (the stored
  * precision), so the translator compares instants, never texts.
  */
-export type Field =
-  | { kind: 'text'; column: 'id' | 'model' | 'version' }
-  | { kind: 'timestamp'; column: 'created_at' | 'updated_at' }
-  | { kind: 'payload'; path: PathSegment[] };
+export type Field = { kind: 'text'; column: 'id' | 'model' | 'version' } | { kind: 'timestamp'; column: 'created_at' | 'updated_at' } | { kind: 'payload'; path: PathSegment[] };
 
 /** An object key (string) or an array index (number). */
 export type PathSegment = string | number;
@@ -208,8 +205,7 @@ function parseField(raw: unknown, fail: Fail): Field {
   return { kind: 'payload', path };
 }
 
-const ISO_8601 =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?$/;
 
 /**
  * An ISO 8601 date or date-time as `YYYY-MM-DDTHH:mm:ss.sssZ`, or null. A date alone is midnight UTC;
@@ -218,8 +214,7 @@ const ISO_8601 =
 export function parseInstant(text: string): string | null {
   const match = ISO_8601.exec(text);
   if (match === null) return null;
-  const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', , sign, offsetHours = '0', offsetMinutes = '0'] =
-    match;
+  const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', , sign, offsetHours = '0', offsetMinutes = '0'] = match;
   const fields = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
   const [y, mo, d, h, mi, s] = fields;
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59 || Number(offsetHours) > 23 || Number(offsetMinutes) > 59) {

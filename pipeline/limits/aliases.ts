@@ -18,4 +18,3 @@ export function operationAliases({ operation, fragments }: MeasuredOperation): n
   }
   return aliasesOf(operation.selectionSet);
 }
-

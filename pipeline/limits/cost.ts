@@ -55,7 +55,8 @@ const NOTHING: OperationCost = { cost: 0, path: [] };
 export function operationCost({ operation, fragments, schema, variables }: MeasuredOperation): OperationCost {
   const declared = demandDirectivesOf(schema);
   const defaults = new Map((operation.variableDefinitions ?? []).flatMap((d) => (d.defaultValue ? [[d.variable.name.value, valueFromASTUntyped(d.defaultValue)] as const] : [])));
-  const valueOf = (node: ValueNode): unknown => (node.kind === Kind.VARIABLE ? (Object.hasOwn(variables, node.name.value) ? variables[node.name.value] : defaults.get(node.name.value)) : valueFromASTUntyped(node));
+  const valueOf = (node: ValueNode): unknown =>
+    node.kind === Kind.VARIABLE ? (Object.hasOwn(variables, node.name.value) ? variables[node.name.value] : defaults.get(node.name.value)) : valueFromASTUntyped(node);
   const typeNamed = (name: string) => schema.getType(name) as GraphQLCompositeType;
 
   // A fragment is walked once per page it is spread under, so that fragments spreading each other

@@ -23,4 +23,3 @@ export function operationDepth({ operation, fragments }: MeasuredOperation): num
   }
   return depthOf(operation.selectionSet);
 }
-

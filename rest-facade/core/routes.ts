@@ -122,7 +122,9 @@ export const coreFacade: Facade = {
         summary: 'list the models',
         responses: ok('models sorted by id, then version', {
           type: 'object',
-          properties: { models: { type: 'array', items: { type: 'object', required: ['id', 'version'], properties: { id: { type: 'string' }, version: { type: 'string' }, label: { type: 'string' } } } } },
+          properties: {
+            models: { type: 'array', items: { type: 'object', required: ['id', 'version'], properties: { id: { type: 'string' }, version: { type: 'string' }, label: { type: 'string' } } } },
+          },
         }),
       },
     }),
@@ -168,8 +170,7 @@ export const coreFacade: Facade = {
       method: 'GET',
       path: '/admin/ready',
       operation: CoreReadinessDocument,
-      respond: ({ health: { readiness: r } }) =>
-        r.ready ? json({ status: 'ready', models_available: r.modelsAvailable, store: r.store }) : json({ status: 'not_ready', reasons: r.reasons }, 503),
+      respond: ({ health: { readiness: r } }) => (r.ready ? json({ status: 'ready', models_available: r.modelsAvailable, store: r.store }) : json({ status: 'not_ready', reasons: r.reasons }, 503)),
       openapi: {
         summary: 'readiness probe',
         responses: {

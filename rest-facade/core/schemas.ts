@@ -32,7 +32,10 @@ export const CORE_SCHEMAS = {
   Filter: {
     type: 'object',
     properties: {
-      where: { type: 'array', items: { type: 'object', required: ['field', 'op'], properties: { field: { type: 'string' }, op: { enum: ['eq', 'ne', 'in', 'contains', 'exists', 'gt', 'gte', 'lt', 'lte'] }, value: {} } } },
+      where: {
+        type: 'array',
+        items: { type: 'object', required: ['field', 'op'], properties: { field: { type: 'string' }, op: { enum: ['eq', 'ne', 'in', 'contains', 'exists', 'gt', 'gte', 'lt', 'lte'] }, value: {} } },
+      },
       sort: { type: 'array', items: { type: 'object', required: ['field'], properties: { field: { type: 'string' }, direction: { enum: ['asc', 'desc'] } } } },
       limit: { type: 'integer', minimum: 0, maximum: 1000, default: 100 },
       offset: { type: 'integer', minimum: 0, default: 0 },

@@ -102,7 +102,7 @@ class PythonJsonScanner {
   /** `at` is just past the opening quote; returns the index past the closing one. */
   private string(at: number): number {
     const begin = at - 1;
-    for (let i = at; ; ) {
+    for (let i = at; ;) {
       if (i >= this.text.length) throw new PythonJsonError('Unterminated string starting at', begin);
       const code = this.text.charCodeAt(i);
       if (code === 0x22) return i + 1;

@@ -84,15 +84,10 @@ const dictIssues: Check = (value, loc) => (isJsonObject(value) ? [] : [issue('di
 
 const stringIssues: Check = (value, loc) => (typeof value === 'string' ? [] : [issue('string_type', loc, value)]);
 
-const listOfDictsIssues: Check = (value, loc) =>
-  Array.isArray(value)
-    ? value.flatMap((item, index) => dictIssues(item, [...loc, index]))
-    : [issue('list_type', loc, value)];
+const listOfDictsIssues: Check = (value, loc) => (Array.isArray(value) ? value.flatMap((item, index) => dictIssues(item, [...loc, index])) : [issue('list_type', loc, value)]);
 
 const modelVersionsIssues: Check = (value, loc) =>
-  isJsonObject(value)
-    ? MODEL_VERSION_FIELDS.flatMap((name) => requiredField(value, name, loc, stringIssues))
-    : [issue('model_attributes_type', loc, value)];
+  isJsonObject(value) ? MODEL_VERSION_FIELDS.flatMap((name) => requiredField(value, name, loc, stringIssues)) : [issue('model_attributes_type', loc, value)];
 
 function issue(type: IssueType, loc: Loc, input: unknown): RequestIssue {
   return { type, loc: ['body', ...loc], msg: MESSAGES[type], input };

@@ -53,7 +53,11 @@ export const recordsFacade: Facade = {
         parameters: [{ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }],
         requestBody: { required: true, ...jsonContent(ref('Record')) },
         responses: {
-          200: { description: 'stored (or replayed, with Idempotent-Replayed: true)', headers: { 'Idempotent-Replayed': { schema: { const: 'true' } } }, ...jsonContent({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } }) },
+          200: {
+            description: 'stored (or replayed, with Idempotent-Replayed: true)',
+            headers: { 'Idempotent-Replayed': { schema: { const: 'true' } } },
+            ...jsonContent({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } }),
+          },
         },
       },
       errors: ['UNPROCESSABLE', 'MISSING_IDEMPOTENCY_KEY', 'IDEMPOTENCY_CONFLICT', 'RECORD_CONFLICT'],

@@ -19,9 +19,7 @@ export function deployedDocuments(): DeployedDocument[] {
 
 function routeDocuments(): DeployedDocument[] {
   return FACADES.flatMap((facade) =>
-    routesForInspection(facade).flatMap((route) =>
-      'operation' in route ? [{ app: `rest-facade:${facade.name}`, name: `${route.method} ${route.path}`, body: print(route.operation) }] : [],
-    ),
+    routesForInspection(facade).flatMap((route) => ('operation' in route ? [{ app: `rest-facade:${facade.name}`, name: `${route.method} ${route.path}`, body: print(route.operation) }] : [])),
   );
 }
 

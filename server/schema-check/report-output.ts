@@ -54,12 +54,19 @@ export function githubAnnotations(report: SchemaCheckReport): string[] {
 }
 
 function details(c: CheckedChange): string {
-  return changeLines(c).map((l) => l.trim()).join('\n');
+  return changeLines(c)
+    .map((l) => l.trim())
+    .join('\n');
 }
 
 export function markdownSummary(report: SchemaCheckReport, exitCode: number): string {
   const verdict = exitCode === 0 ? '✅ safe' : exitCode === 1 ? '❌ breaking' : '⚠️ could not run';
-  const lines = [`## Schema check: ${verdict}`, '', `Baseline: ${report.baseline}. Usage: ${report.usage ? `${report.usage.requests} requests since ${report.usage.from} from ${report.usage.source}` : 'none seen'}.`, ''];
+  const lines = [
+    `## Schema check: ${verdict}`,
+    '',
+    `Baseline: ${report.baseline}. Usage: ${report.usage ? `${report.usage.requests} requests since ${report.usage.from} from ${report.usage.source}` : 'none seen'}.`,
+    '',
+  ];
   const listed = report.changes.filter((c) => c.verdict !== 'safe');
   if (listed.length > 0) {
     lines.push('| verdict | change | path | used by |', '|---|---|---|---|');

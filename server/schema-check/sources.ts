@@ -46,7 +46,10 @@ export async function readBaseline(options: SourceOptions, committed: () => Prom
   const revision = options.baselineGit ?? (options.baseRef ? `origin/${options.baseRef}` : insideGit() ? 'HEAD' : undefined);
   if (revision === undefined) return { sdl: await committed(), source: `${SUPERGRAPH_FILE} (not a git checkout)` };
   try {
-    return { sdl: execFileSync('git', ['show', `${revision}:${SUPERGRAPH_FILE}`], { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 }), source: `${revision}:${SUPERGRAPH_FILE}` };
+    return {
+      sdl: execFileSync('git', ['show', `${revision}:${SUPERGRAPH_FILE}`], { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 }),
+      source: `${revision}:${SUPERGRAPH_FILE}`,
+    };
   } catch (error) {
     throw new CannotRun(`baseline ${revision}:${SUPERGRAPH_FILE}: ${String((error as { stderr?: string }).stderr ?? error).trim()}`);
   }
@@ -97,7 +100,10 @@ async function get(url: URL, token: string | undefined, what: string): Promise<R
   } catch (error) {
     throw new CannotRun(`${what} from ${url.origin}: ${(error as Error).message}`);
   }
-  if (!response.ok) throw new CannotRun(`${what} from ${url.origin}${url.pathname}: HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (set SCHEMA_CHECK_TOKEN to a token allowed admin.usage)' : ''}`);
+  if (!response.ok)
+    throw new CannotRun(
+      `${what} from ${url.origin}${url.pathname}: HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (set SCHEMA_CHECK_TOKEN to a token allowed admin.usage)' : ''}`,
+    );
   return response;
 }
 

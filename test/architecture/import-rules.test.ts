@@ -20,7 +20,8 @@ const DOMAIN = /^subgraphs\/[^/]+\/domain\//;
 const RULES: Rule[] = [
   {
     files: DOMAIN,
-    forbidden: /^(graphql|type-graphql|@apollo\/|express|@as-integrations\/|node:https?|node:http2|undici|pg|@prisma\/|libsql|@libsql\/|prisma\/|subgraphs\/[^/]+\/(graphql|adapters|store)\/|gateway\/|rest-facade\/|server\/|kernel\/(config|graphql|http|identity)\/)/,
+    forbidden:
+      /^(graphql|type-graphql|@apollo\/|express|@as-integrations\/|node:https?|node:http2|undici|pg|@prisma\/|libsql|@libsql\/|prisma\/|subgraphs\/[^/]+\/(graphql|adapters|store)\/|gateway\/|rest-facade\/|server\/|kernel\/(config|graphql|http|identity)\/)/,
     why: 'a domain knows nothing of GraphQL, HTTP, Prisma or the environment: ports are defined in the domain, adapters implement them',
   },
   { files: /^gateway\//, forbidden: /^(rest-facade|server)\//, why: 'the facades use the gateway, never the other way round' },
@@ -32,7 +33,7 @@ const RULES: Rule[] = [
   {
     files: /^(?!subgraphs\/models\/store\/(open-store|sql-record-store)\.ts$)/,
     forbidden: /^(@prisma\/|prisma\/)/,
-    why: 'Prisma is the records store adapter\'s driver (open-store.ts, sql-record-store.ts; docs/STORE.md), nobody else\'s',
+    why: "Prisma is the records store adapter's driver (open-store.ts, sql-record-store.ts; docs/STORE.md), nobody else's",
   },
   {
     files: /^subgraphs\/models\/store\/(query-translator|keyset|sql\/)/,
@@ -61,7 +62,11 @@ function importsOf(file: string): string[] {
 }
 
 const violations = PRODUCTION.flatMap(sourceFiles).flatMap((file) =>
-  RULES.filter((rule) => rule.files.test(file)).flatMap((rule) => importsOf(file).filter((target) => rule.forbidden.test(target)).map((target) => `${file} imports ${target}: ${rule.why}`)),
+  RULES.filter((rule) => rule.files.test(file)).flatMap((rule) =>
+    importsOf(file)
+      .filter((target) => rule.forbidden.test(target))
+      .map((target) => `${file} imports ${target}: ${rule.why}`),
+  ),
 );
 
 test('no production module imports across the layers', () => {

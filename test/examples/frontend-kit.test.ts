@@ -74,9 +74,7 @@ describe('the frontend kit against the running graph (local profile model)', () 
   test('submits an assessment: a wrong one gets the report, a right one is scored and saved once', async () => {
     const form = await screens.questionnaireForm(request(), 're-indicators-specification', '0.0.4');
     const indicator = form![0]!;
-    const answers = Object.fromEntries(
-      indicator.sections.map((section) => [section.parameterId, Object.fromEntries(section.questions.map((question) => [question.id, question.choices[0]!.value]))]),
-    );
+    const answers = Object.fromEntries(indicator.sections.map((section) => [section.parameterId, Object.fromEntries(section.questions.map((question) => [question.id, question.choices[0]!.value]))]));
     const right = { id: 'kit-assessment-1', assessedAt: '2026-11-24T10:00:00Z', indicatorSpecificationId: indicator.indicator, productCategory: 'Battery', answers };
     const saved = await screens.submitAssessment(request(), 're-indicators-specification', '0.0.4', right, 'kit-key-1');
     expect(saved.problems).toEqual([]);

@@ -26,11 +26,9 @@ const KIT = projectPath('examples', 'frontend', 'operations');
 /** Each operation of the kit with its own document (the fragments of its file), by name. */
 const kitOperations = readdirSync(KIT)
   .filter((file) => file.endsWith('.graphql'))
-  .flatMap((file) =>
-    parse(readFileSync(path.join(KIT, file), 'utf8')).definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [d as OperationDefinitionNode] : [])),
-  );
+  .flatMap((file) => parse(readFileSync(path.join(KIT, file), 'utf8')).definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [d as OperationDefinitionNode] : [])));
 
-describeShared('the kit\'s and GRAPH.md\'s operations on the published 0.0.4 model, under the default limits', () => {
+describeShared("the kit's and GRAPH.md's operations on the published 0.0.4 model, under the default limits", () => {
   let server: ServerProcess;
   const payload = () => JSON.parse(readFileSync(sharedPath('re-indicators-calculation', 'compute-request-recycle-battery.json'), 'utf8')).payload;
   const graphql = (query: string, variables: Record<string, unknown> = {}) => call(server.url('gateway'), 'POST', '/graphql', { body: { query, variables } });

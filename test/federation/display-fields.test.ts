@@ -67,9 +67,7 @@ describe('display fields: non-null where always there, null where a model versio
     dir = mkdtempSync(path.join(tmpdir(), 'display-fields-'));
     cpSync(path.join(SAMPLE_DIR, WITH_TEXTS), path.join(dir, WITH_TEXTS), { recursive: true });
     cpSync(path.join(SAMPLE_DIR, WITH_TEXTS), path.join(dir, WITHOUT_TEXTS), { recursive: true });
-    const calculation = JSON.parse(readFileSync(path.join(dir, WITHOUT_TEXTS, 'calculation.json'), 'utf8'), (key, value) =>
-      key === 'name' || key === 'text' ? undefined : value,
-    );
+    const calculation = JSON.parse(readFileSync(path.join(dir, WITHOUT_TEXTS, 'calculation.json'), 'utf8'), (key, value) => (key === 'name' || key === 'text' ? undefined : value));
     writeFileSync(path.join(dir, WITHOUT_TEXTS, 'calculation.json'), JSON.stringify({ ...calculation, model_version: WITHOUT_TEXTS }));
     const base = pathToFileURL(dir).href;
     const catalog = [
@@ -88,7 +86,7 @@ describe('display fields: non-null where always there, null where a model versio
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('IndicatorResult.totalScore is Float!: a number when nothing is answered (here only P3\'s fixed score counts)', async () => {
+  test("IndicatorResult.totalScore is Float!: a number when nothing is answered (here only P3's fixed score counts)", async () => {
     expect(typeOf('IndicatorResult', 'totalScore')).toBe('Float!');
     const { computeIndicators } = await graphql(SCORE, { payload: UNANSWERED });
     expect(computeIndicators.result.totalScore).toBeCloseTo((5 * 0.25) / 5, 12);
@@ -111,26 +109,23 @@ describe('display fields: non-null where always there, null where a model versio
     expect(p2.questionScores).toEqual([{ questionId: 'Q2.1', selectedAnswerId: 'not-an-answer', answerScore: 0 }]);
   });
 
-  test('ParameterSpecification.name is nullable: the model version\'s name, or null when its artifact has none', async () => {
+  test("ParameterSpecification.name is nullable: the model version's name, or null when its artifact has none", async () => {
     expect(typeOf('ParameterSpecification', 'name')).toBe('String');
-    const names = async (version: string) =>
-      (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters.map((p: { name: string | null }) => p.name);
+    const names = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters.map((p: { name: string | null }) => p.name);
     expect(await names(WITH_TEXTS)).toEqual(['Disassembly information', expect.any(String), expect.any(String)]);
     expect(await names(WITHOUT_TEXTS)).toEqual([null, null, null]);
   });
 
   test('QuestionSpecification.text is nullable: the question, or null when the artifact has none', async () => {
     expect(typeOf('QuestionSpecification', 'text')).toBe('String');
-    const firstQuestion = async (version: string) =>
-      (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters[0].questions[0];
+    const firstQuestion = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters[0].questions[0];
     expect((await firstQuestion(WITH_TEXTS)).text).toBe('Can recyclers obtain a disassembly guide for the pack?');
     expect((await firstQuestion(WITHOUT_TEXTS)).text).toBeNull();
   });
 
   test('AnswerOption.text is nullable, AnswerOption.score is not: the answer, or null when the artifact has none', async () => {
     expect([typeOf('AnswerOption', 'text'), typeOf('AnswerOption', 'score')]).toEqual(['String', 'Float!']);
-    const answers = async (version: string) =>
-      (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters[0].questions[0].answers;
+    const answers = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters[0].questions[0].answers;
     expect((await answers(WITH_TEXTS))[0]).toEqual({ id: 'guide_public', text: 'A disassembly guide is publicly available', score: 5 });
     expect(await answers(WITHOUT_TEXTS)).toEqual([
       { id: 'guide_public', text: null, score: 5 },
@@ -139,7 +134,7 @@ describe('display fields: non-null where always there, null where a model versio
     ]);
   });
 
-  test('ModelVersion.label is nullable: the catalog\'s label, or null when the catalog gives none', async () => {
+  test("ModelVersion.label is nullable: the catalog's label, or null when the catalog gives none", async () => {
     expect(typeOf('ModelVersion', 'label')).toBe('String');
     expect((await graphql(QUESTIONNAIRE, { version: WITH_TEXTS })).modelVersion.label).toBe('RE indicators (sample)');
     expect((await graphql(QUESTIONNAIRE, { version: WITHOUT_TEXTS })).modelVersion.label).toBeNull();

@@ -29,8 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => sut?.stop());
 
-const graphql = async (query: string, variables: Record<string, unknown> = {}) =>
-  (await call(sut.url('gateway'), 'POST', '/graphql', { body: { query, variables } })).json;
+const graphql = async (query: string, variables: Record<string, unknown> = {}) => (await call(sut.url('gateway'), 'POST', '/graphql', { body: { query, variables } })).json;
 
 describe('ModelVersion: models and indicators', () => {
   const cases: Array<{ name: string; query: string; expected: unknown }> = [
@@ -126,22 +125,35 @@ describe('Record: owned by models, scored by indicators', () => {
     const id = await createRecord(FAMILY, '0.0.4', sampleRequest().payload);
     const read = await graphql(`{ record(id: "${id}") { id ${RESULT} } }`);
     expect(read).toEqual({ data: { record: { id, indicatorResult: sampleResult } } });
-    const computed = await graphql(`mutation($input: ComputeIndicatorsInput!) { computeIndicators(input: $input) { result { status totalScore parameterScores { parameterId computedScore } } } }`, {
-      input: { modelVersion: '0.0.4', ...sampleRequest() },
-    });
+    const computed = await graphql(
+      `
+        mutation ($input: ComputeIndicatorsInput!) {
+          computeIndicators(input: $input) {
+            result {
+              status
+              totalScore
+              parameterScores {
+                parameterId
+                computedScore
+              }
+            }
+          }
+        }
+      `,
+      {
+        input: { modelVersion: '0.0.4', ...sampleRequest() },
+      },
+    );
     expect(read.data.record.indicatorResult).toEqual(computed.data.computeIndicators.result);
   });
 
   test('over a list, each record is scored with its own model and version; other models are null', async () => {
     const scored = await createRecord(FAMILY, '0.0.4', sampleRequest().payload);
     const other = await createRecord('other-model', '1.0', sampleRequest().payload);
-    const listed = await graphql(
-      'query($filter: RecordFilter, $orderBy: [RecordOrder!]) { records(filter: $filter, orderBy: $orderBy) { nodes { id model indicatorResult { totalScore } } } }',
-      {
-        filter: { conditions: [{ field: 'ID', operator: 'IN', values: [{ string: scored }, { string: other }] }] },
-        orderBy: [{ field: 'MODEL', direction: 'ASC' }],
-      },
-    );
+    const listed = await graphql('query($filter: RecordFilter, $orderBy: [RecordOrder!]) { records(filter: $filter, orderBy: $orderBy) { nodes { id model indicatorResult { totalScore } } } }', {
+      filter: { conditions: [{ field: 'ID', operator: 'IN', values: [{ string: scored }, { string: other }] }] },
+      orderBy: [{ field: 'MODEL', direction: 'ASC' }],
+    });
     expect(listed).toEqual({
       data: {
         records: {

@@ -77,7 +77,10 @@ const catalog: TinySubgraph = {
     },
     Mutation: {
       rename: (_: unknown, { id, title }: { id: string; title: string }) => ({ ...mediaById(id), title }),
-      renameBook: (_: unknown, { input }: { input: { id: string; title: string } }) => ({ book: BOOKS[input.id] ? { ...BOOKS[input.id], title: input.title } : null, renamed: Boolean(BOOKS[input.id]) }),
+      renameBook: (_: unknown, { input }: { input: { id: string; title: string } }) => ({
+        book: BOOKS[input.id] ? { ...BOOKS[input.id], title: input.title } : null,
+        renamed: Boolean(BOOKS[input.id]),
+      }),
     },
     Media: { __resolveType: (media: { __typename: string }) => media.__typename },
     Featured: { __resolveType: (media: { __typename: string }) => media.__typename },
@@ -150,7 +153,10 @@ const cases: Array<{ name: string; query: string; variables?: Record<string, unk
   // key (response name and directives, or type condition and directives) are merged at the first one.
   { name: 'inline fragments with the same type condition, apart', query: '{ item(id: "b1") { ... on Book { pages } id ... on Book { title } } }' },
   // The merged field is shaped in one go, so its errors come first.
-  { name: 'a field selected twice, apart, each with a valueCompletion error', query: '{ x: item(id: "ghost") { id } y: item(id: "ghost") { ... on Book { stars } } x: item(id: "ghost") { ... on Book { stars } } }' },
+  {
+    name: 'a field selected twice, apart, each with a valueCompletion error',
+    query: '{ x: item(id: "ghost") { id } y: item(id: "ghost") { ... on Book { stars } } x: item(id: "ghost") { ... on Book { stars } } }',
+  },
   // Values the API schema hides (@inaccessible) are removed by shaping, on one subgraph's plan too.
   { name: 'one subgraph, an enum value the API schema hides', query: '{ book(id: "b2") { id format } }' },
   { name: 'one subgraph, an object type the API schema hides', query: '{ item(id: "s1") { __typename id } }' },
@@ -171,7 +177,10 @@ const cases: Array<{ name: string; query: string; variables?: Record<string, unk
     },
   },
   { name: 'null entities and missing non-null fields in a nullable list', query: '{ media(ids: ["ghost", "b1", "nope", "ghost"]) { id ... on Book { stars rating { score } } } }' },
-  { name: 'a named fragment spread twice and an interface fragment in a union', query: '{ featured { ...M __typename ...M ... on Film { minutes } } item(id: "b2") { ...M ... on Media { id } } } fragment M on Media { t: title n: __typename }' },
+  {
+    name: 'a named fragment spread twice and an interface fragment in a union',
+    query: '{ featured { ...M __typename ...M ... on Film { minutes } } item(id: "b2") { ...M ... on Media { id } } } fragment M on Media { t: title n: __typename }',
+  },
   {
     name: 'an inline fragment without type condition under @include, a variable default used in an argument',
     query: 'query Q($x: Boolean!, $id: ID! = "b2") { item(id: $id) { id ... @include(if: $x) { title } ... on Book @skip(if: false) { stars } } }',
@@ -195,7 +204,8 @@ const cases: Array<{ name: string; query: string; variables?: Record<string, unk
   },
   {
     name: 'a connection page after a cursor, typed filter in variables, aliases and a fragment on the connection',
-    query: 'query Page($f: BookFilter, $after: String) { a: books(filter: $f, first: 1, after: $after) { ...PageBits } b: books(filter: { minPages: 450 }) { n: totalCount nodes { id } } } fragment PageBits on BookConnection { pageInfo { hasNextPage endCursor } edges { node { t: title stars } } }',
+    query:
+      'query Page($f: BookFilter, $after: String) { a: books(filter: $f, first: 1, after: $after) { ...PageBits } b: books(filter: { minPages: 450 }) { n: totalCount nodes { id } } } fragment PageBits on BookConnection { pageInfo { hasNextPage endCursor } edges { node { t: title stars } } }',
     variables: { f: { ids: ['b1', 'b2', 'f1'], minPages: 100 }, after: 'cursor:b1' },
   },
   { name: "an entity error in a connection's nodes: the null bubbles through the non-null list to data", query: '{ books(first: 3) { totalCount nodes { id stars } } }' },
@@ -260,7 +270,10 @@ describe('planned operations: the same answers as @apollo/gateway executing them
       data: { item: { __typename: 'Book', id: 'b1', title: 'Dune', pages: 412, stars: 4.5, rating: { score: 4, label: null } } },
     });
     const list = await library.query(caseNamed('an entity fetch error').query);
-    expect(list.json).toEqual({ data: { media: [{ id: 'b1', stars: 4.5 }, null] }, errors: [expect.objectContaining({ path: ['media', 1, 'stars'], extensions: expect.objectContaining({ code: 'STORE_ERROR' }) })] });
+    expect(list.json).toEqual({
+      data: { media: [{ id: 'b1', stars: 4.5 }, null] },
+      errors: [expect.objectContaining({ path: ['media', 1, 'stars'], extensions: expect.objectContaining({ code: 'STORE_ERROR' }) })],
+    });
     expect((await library.query(caseNamed('a null bubbling').query)).json).toMatchObject({ data: null, errors: [{ path: ['shelf', 'ranking', 1, 'stars'] }] });
     const ghost = await library.query(caseNamed('a null entity').query);
     expect(ghost.json.data).toEqual({ item: null });
@@ -270,18 +283,27 @@ describe('planned operations: the same answers as @apollo/gateway executing them
         books: {
           totalCount: 4,
           pageInfo: { hasNextPage: true, hasPreviousPage: false, startCursor: 'cursor:b1', endCursor: 'cursor:b2' },
-          edges: [{ cursor: 'cursor:b1', node: { id: 'b1', stars: 4.5 } }, { cursor: 'cursor:b2', node: { id: 'b2', stars: 3 } }],
-          nodes: [{ title: 'Dune', rating: { score: 4, label: null } }, { title: 'Emma', rating: { score: 5, label: 'long' } }],
+          edges: [
+            { cursor: 'cursor:b1', node: { id: 'b1', stars: 4.5 } },
+            { cursor: 'cursor:b2', node: { id: 'b2', stars: 3 } },
+          ],
+          nodes: [
+            { title: 'Dune', rating: { score: 4, label: null } },
+            { title: 'Emma', rating: { score: 5, label: 'long' } },
+          ],
         },
       },
     });
-    expect((await library.query(caseNamed('an entity error in a connection').query)).json).toMatchObject({ data: null, errors: [{ path: ['books', 'nodes', 2, 'stars'], extensions: { code: 'STORE_ERROR' } }] });
+    expect((await library.query(caseNamed('an entity error in a connection').query)).json).toMatchObject({
+      data: null,
+      errors: [{ path: ['books', 'nodes', 2, 'stars'], extensions: { code: 'STORE_ERROR' } }],
+    });
     expect((await library.query(caseNamed('nullable lookups').query)).json).toEqual({ data: { book: null, item: null, found: { id: 'b1', stars: 4.5 } } });
   });
 });
 
 describe('planned operations with a subgraph that is down', () => {
-  test('the fetch error and the other subgraph\'s data, the same every time', async () => {
+  test("the fetch error and the other subgraph's data, the same every time", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -289,7 +311,10 @@ describe('planned operations with a subgraph that is down', () => {
     const library = await startTinyFederation([catalog, ratings], { ratings: remoteSubgraph(`http://127.0.0.1:${port}/graphql`) });
     try {
       const answers = await thrice(library, '{ media(ids: ["b1", "f1"]) { id title ... on Book { stars } } }');
-      expect(answers[0]!.json).toEqual({ data: { media: [null, { id: 'f1', title: 'Alien' }] }, errors: [{ message: 'the remote subgraph could not be reached', extensions: { code: 'SUBGRAPH_UNAVAILABLE', details: null } }] });
+      expect(answers[0]!.json).toEqual({
+        data: { media: [null, { id: 'f1', title: 'Alien' }] },
+        errors: [{ message: 'the remote subgraph could not be reached', extensions: { code: 'SUBGRAPH_UNAVAILABLE', details: null } }],
+      });
       expect(answers[1]!.text).toBe(answers[0]!.text);
       expect(answers[2]!.text).toBe(answers[0]!.text);
     } finally {

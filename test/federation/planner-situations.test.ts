@@ -16,8 +16,17 @@ const expected = (right: unknown, stock: unknown) => (specified ? right : stock)
 
 /** A journal: `notes` lists posts; `people` names a post's editor from its three latest comments. */
 const COMMENTS: Record<string, Array<{ id: string; by: string }>> = {
-  p1: [{ id: 'c1', by: 'ann' }, { id: 'c2', by: 'bob' }, { id: 'c3', by: 'cy' }, { id: 'c4', by: 'ann' }],
-  p2: [{ id: 'c5', by: 'dee' }, { id: 'c6', by: 'ann' }, { id: 'c7', by: 'bob' }],
+  p1: [
+    { id: 'c1', by: 'ann' },
+    { id: 'c2', by: 'bob' },
+    { id: 'c3', by: 'cy' },
+    { id: 'c4', by: 'ann' },
+  ],
+  p2: [
+    { id: 'c5', by: 'dee' },
+    { id: 'c6', by: 'ann' },
+    { id: 'c7', by: 'bob' },
+  ],
 };
 
 const notes: TinySubgraph = {
@@ -29,7 +38,10 @@ const notes: TinySubgraph = {
   resolvers: {
     Query: { posts: () => [{ id: 'p1' }, { id: 'p2' }] },
     Comment: {
-      __resolveReference: ({ id }: { id: string }) => Object.values(COMMENTS).flat().find((c) => c.id === id) ?? null,
+      __resolveReference: ({ id }: { id: string }) =>
+        Object.values(COMMENTS)
+          .flat()
+          .find((c) => c.id === id) ?? null,
     },
   },
 };
@@ -60,7 +72,12 @@ const catalog: TinySubgraph = {
     type Query { products: [Product!]! }
     type Product @key(fields: "sku") { sku: ID! weight: Int! price(currency: String!): Int! }`,
   resolvers: {
-    Query: { products: () => [{ sku: 'lamp', weight: 2 }, { sku: 'desk', weight: 20 }] },
+    Query: {
+      products: () => [
+        { sku: 'lamp', weight: 2 },
+        { sku: 'desk', weight: 20 },
+      ],
+    },
     Product: {
       __resolveReference: ({ sku }: { sku: string }) => ({ sku, weight: sku === 'lamp' ? 2 : 20 }),
       price: ({ sku }: { sku: string }, { currency }: { currency: string }) => (sku === 'lamp' ? 10 : 100) * (currency === 'EUR' ? 2 : 1),
@@ -165,7 +182,13 @@ const accounts: TinySubgraph = {
     type User implements Account @key(fields: "id") { id: ID! name: String! }
     type Admin implements Account @key(fields: "id") { id: ID! level: Int! }`,
   resolvers: {
-    Query: { accounts: () => [{ __typename: 'User', id: 'u1', name: 'Ann' }, { __typename: 'Admin', id: 'a1', level: 3 }, { __typename: 'User', id: 'u2', name: 'Bob' }] },
+    Query: {
+      accounts: () => [
+        { __typename: 'User', id: 'u1', name: 'Ann' },
+        { __typename: 'Admin', id: 'a1', level: 3 },
+        { __typename: 'User', id: 'u2', name: 'Bob' },
+      ],
+    },
     Account: { __resolveReference: ({ id }: { id: string }) => (id.startsWith('u') ? { __typename: 'User', id, name: id === 'u1' ? 'Ann' : 'Bob' } : { __typename: 'Admin', id, level: 3 }) },
   },
 };
@@ -214,10 +237,24 @@ describe('a @requires whose field takes arguments, beside the client selecting t
   });
   afterAll(() => journal?.stop());
 
-  const rightAnswer = { data: { posts: [{ editor: 'cy', comments: [{ id: 'c1' }] }, { editor: 'bob', comments: [{ id: 'c5' }] }] } };
+  const rightAnswer = {
+    data: {
+      posts: [
+        { editor: 'cy', comments: [{ id: 'c1' }] },
+        { editor: 'bob', comments: [{ id: 'c5' }] },
+      ],
+    },
+  };
   // The stock planner merges the client's `comments(last: 1)` into the `@requires` selection: the
   // client gets three comments, or the editor is computed from one.
-  const stockAnswer = { data: { posts: [{ editor: 'cy', comments: [{ id: 'c1' }, { id: 'c2' }, { id: 'c3' }] }, { editor: 'bob', comments: [{ id: 'c5' }, { id: 'c6' }, { id: 'c7' }] }] } };
+  const stockAnswer = {
+    data: {
+      posts: [
+        { editor: 'cy', comments: [{ id: 'c1' }, { id: 'c2' }, { id: 'c3' }] },
+        { editor: 'bob', comments: [{ id: 'c5' }, { id: 'c6' }, { id: 'c7' }] },
+      ],
+    },
+  };
 
   test('its arguments as literals: the client gets one comment, the editor comes from three', async () => {
     const answer = await journal.query('{ posts { editor comments(last: 1) { id } } }');
@@ -233,8 +270,36 @@ describe('a @requires whose field takes arguments, beside the client selecting t
     const answer = await journal.query('{ posts { comments(last: 1) { id by } editor } }');
     expect(answer.json).toEqual(
       expected(
-        { data: { posts: [{ comments: [{ id: 'c1', by: 'ann' }], editor: 'cy' }, { comments: [{ id: 'c5', by: 'dee' }], editor: 'bob' }] } },
-        { data: { posts: [{ comments: [{ id: 'c1', by: 'ann' }, { id: 'c2', by: 'bob' }, { id: 'c3', by: 'cy' }], editor: 'cy' }, { comments: [{ id: 'c5', by: 'dee' }, { id: 'c6', by: 'ann' }, { id: 'c7', by: 'bob' }], editor: 'bob' }] } },
+        {
+          data: {
+            posts: [
+              { comments: [{ id: 'c1', by: 'ann' }], editor: 'cy' },
+              { comments: [{ id: 'c5', by: 'dee' }], editor: 'bob' },
+            ],
+          },
+        },
+        {
+          data: {
+            posts: [
+              {
+                comments: [
+                  { id: 'c1', by: 'ann' },
+                  { id: 'c2', by: 'bob' },
+                  { id: 'c3', by: 'cy' },
+                ],
+                editor: 'cy',
+              },
+              {
+                comments: [
+                  { id: 'c5', by: 'dee' },
+                  { id: 'c6', by: 'ann' },
+                  { id: 'c7', by: 'bob' },
+                ],
+                editor: 'bob',
+              },
+            ],
+          },
+        },
       ),
     );
   });
@@ -257,9 +322,23 @@ describe('two @requires asking one field with conflicting arguments', () => {
     expect(shop.calls.delivery).toBe(1);
     expect(answer.json).toEqual(
       expected(
-        { data: { products: [{ sku: 'lamp', shippingUSD: 12, shippingEUR: 22 }, { sku: 'desk', shippingUSD: 120, shippingEUR: 220 }] } },
+        {
+          data: {
+            products: [
+              { sku: 'lamp', shippingUSD: 12, shippingEUR: 22 },
+              { sku: 'desk', shippingUSD: 120, shippingEUR: 220 },
+            ],
+          },
+        },
         // The stock planner fetches one price and sends it for both estimates.
-        { data: { products: [{ sku: 'lamp', shippingUSD: 22, shippingEUR: 22 }, { sku: 'desk', shippingUSD: 220, shippingEUR: 220 }] } },
+        {
+          data: {
+            products: [
+              { sku: 'lamp', shippingUSD: 22, shippingEUR: 22 },
+              { sku: 'desk', shippingUSD: 220, shippingEUR: 220 },
+            ],
+          },
+        },
       ),
     );
   });
@@ -278,7 +357,12 @@ describe('a non-resolvable key beside a resolvable one', () => {
       expected(
         { data: { bin: { items: [{ id: 'i1', label: 'bolt', shelfLabel: 'shelf: bolt' }] } } },
         // The stock planner sends `bins` a key it marks non-resolvable, without `id`: the item is not found.
-        { data: null, extensions: { valueCompletion: [{ message: 'Cannot return null for non-nullable field Item.shelfLabel.', path: ['bin', 'items', 0, 'shelfLabel'], extensions: { code: 'INVALID_GRAPHQL' } }] } },
+        {
+          data: null,
+          extensions: {
+            valueCompletion: [{ message: 'Cannot return null for non-nullable field Item.shelfLabel.', path: ['bin', 'items', 0, 'shelfLabel'], extensions: { code: 'INVALID_GRAPHQL' } }],
+          },
+        },
       ),
     );
   });
@@ -298,10 +382,7 @@ describe('a field of a non-resolvable interface object', () => {
   test('a field no subgraph can reach from there is refused with QUERY_PLANNING_FAILED, not answered null', async () => {
     const answer = await registry.query('{ thing { kind } }');
     expect(answer.json).toEqual(
-      expected(
-        { errors: [{ message: 'This operation cannot be planned across the subgraphs.', extensions: { code: 'QUERY_PLANNING_FAILED' } }] },
-        { data: { thing: null } },
-      ),
+      expected({ errors: [{ message: 'This operation cannot be planned across the subgraphs.', extensions: { code: 'QUERY_PLANNING_FAILED' } }] }, { data: { thing: null } }),
     );
   });
 });

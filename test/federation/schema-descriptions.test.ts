@@ -8,7 +8,9 @@ import { projectPath } from '../../kernel/project.js';
  * input field and enum value of the committed supergraph's API schema says what it is, and no
  * description sends the reader to this project's internal documents.
  */
-const api = Supergraph.build(readFileSync(projectPath('gateway', 'supergraph.graphql'), 'utf8')).apiSchema().toGraphQLJSSchema();
+const api = Supergraph.build(readFileSync(projectPath('gateway', 'supergraph.graphql'), 'utf8'))
+  .apiSchema()
+  .toGraphQLJSSchema();
 const types = Object.values(api.getTypeMap()).filter((type) => !type.name.startsWith('__') && !isSpecifiedScalarType(type));
 
 /** Every element of a type that carries a description, by its coordinate. */

@@ -22,8 +22,7 @@ import { createAuthenticator } from '../../kernel/identity/create-authenticator.
 import { call } from '../support/system.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 
-export const FEDERATION_LINK =
-  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])';
+export const FEDERATION_LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides"])';
 
 export interface TinySubgraph {
   name: string;

@@ -97,7 +97,14 @@ describe('a tiny supergraph behind our gateway', () => {
     {
       name: 'entity resolution over a list keeps the order',
       query: '{ products { id shippingCost } }',
-      expected: { data: { products: [{ id: 'lamp', shippingCost: 6 }, { id: 'desk', shippingCost: 60 }] } },
+      expected: {
+        data: {
+          products: [
+            { id: 'lamp', shippingCost: 6 },
+            { id: 'desk', shippingCost: 60 },
+          ],
+        },
+      },
     },
     {
       name: '@requires: the weight is fetched from products, though the client did not ask for it',
@@ -121,7 +128,12 @@ describe('a tiny supergraph behind our gateway', () => {
       name: 'partial result per list item',
       query: '{ products { id summary } }',
       expected: {
-        data: { products: [{ id: 'lamp', summary: 'lamp: 4 stars' }, { id: 'desk', summary: null }] },
+        data: {
+          products: [
+            { id: 'lamp', summary: 'lamp: 4 stars' },
+            { id: 'desk', summary: null },
+          ],
+        },
         errors: [contractErrorBody('RECORD_NOT_FOUND', 'no summary for desk', ['products', 1, 'summary'])],
       },
     },

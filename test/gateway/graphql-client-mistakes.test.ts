@@ -29,7 +29,11 @@ afterAll(() => host?.stop());
 const graphql = (body: unknown) => call(gateway, 'POST', '/graphql', { body });
 
 test.each([
-  ['several operations and no operationName', { query: 'query A { modelVersionCount } query B { modelVersions { model } }' }, 'the document holds several operations: name the one to run in operationName'],
+  [
+    'several operations and no operationName',
+    { query: 'query A { modelVersionCount } query B { modelVersions { model } }' },
+    'the document holds several operations: name the one to run in operationName',
+  ],
   ['an operationName the document does not hold', { query: 'query A { modelVersionCount }', operationName: 'B' }, 'the document holds no operation named "B"'],
   ['a subscription', { query: 'subscription { modelVersionCount }' }, 'subscriptions are not supported: this graph has no Subscription type'],
 ])('%s: 400 OPERATION_RESOLUTION_FAILURE saying what to change', async (_case, body, message) => {
@@ -48,7 +52,9 @@ test('with introspection off, a misspelt field gets no "Did you mean" naming the
 test('introspection off: the message names the setting that turns it on', async () => {
   const answer = await graphql({ query: '{ __schema { types { name } } }' });
   expect(answer.status).toBe(400);
-  expect(answer.json.errors).toEqual([expect.objectContaining({ message: 'introspection is disabled on this server: set GRAPHQL_INTROSPECTION=true to enable it', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+  expect(answer.json.errors).toEqual([
+    expect.objectContaining({ message: 'introspection is disabled on this server: set GRAPHQL_INTROSPECTION=true to enable it', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+  ]);
   expect((await graphql({ query: '{ __typename }' })).json).toEqual({ data: { __typename: 'Query' } });
 });
 

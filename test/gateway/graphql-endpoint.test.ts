@@ -23,8 +23,7 @@ afterAll(async () => {
   await host?.stop();
 });
 
-const query = (body: unknown, headers: Record<string, string> = {}) =>
-  call(graphql, 'POST', '/graphql', { body, headers: { authorization: `Bearer ${token}`, ...headers } });
+const query = (body: unknown, headers: Record<string, string> = {}) => call(graphql, 'POST', '/graphql', { body, headers: { authorization: `Bearer ${token}`, ...headers } });
 
 describe('the unified graph serves the core capabilities as typed fields', () => {
   test('model versions, a model version and its artifacts', async () => {

@@ -139,11 +139,9 @@ describe('GRAPHQL_IDE=true', () => {
       const response = await answered;
       expect(response.status()).toBe(200);
       expect(response.request().headers()['content-type']).toBe('application/json');
-      await page.waitForFunction(
-        (name) => ((globalThis as any).document.querySelector('.graphiql-response .CodeMirror')?.CodeMirror.getValue() ?? '').includes(`"${name}"`),
-        field,
-        { timeout: 10_000 },
-      );
+      await page.waitForFunction((name) => ((globalThis as any).document.querySelector('.graphiql-response .CodeMirror')?.CodeMirror.getValue() ?? '').includes(`"${name}"`), field, {
+        timeout: 10_000,
+      });
 
       const screenshot = path.join(mkdtempSync(path.join(tmpdir(), 'graphiql-')), 'graphiql.png');
       await page.screenshot({ path: screenshot });

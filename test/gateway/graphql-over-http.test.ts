@@ -17,8 +17,28 @@ import { NO_AUTH, type TestSystem, startTestSystem } from '../support/system.js'
  * `variables` or `extensions` parameters (the rest).
  */
 const APOLLO_400_INSTEAD_OF_200 = [
-  '3715', '9FE0', '9FE1', '9FE2', '9FE3', 'FB90', 'FB91', 'FB92', 'FB93', 'F050', 'F051', 'F052', 'F053',
-  '3680', '3681', '3682', '3683', 'D477', 'F5AF', '572B', 'FDE2', '7B9B',
+  '3715',
+  '9FE0',
+  '9FE1',
+  '9FE2',
+  '9FE3',
+  'FB90',
+  'FB91',
+  'FB92',
+  'FB93',
+  'F050',
+  'F051',
+  'F052',
+  'F053',
+  '3680',
+  '3681',
+  '3682',
+  '3683',
+  'D477',
+  'F5AF',
+  '572B',
+  'FDE2',
+  '7B9B',
 ];
 
 let host: ArtifactHost;

@@ -81,7 +81,11 @@ describe('in-flight sharing of subgraph fetches', () => {
   });
 
   test('errors are shared as their formatted form; only executions in flight are shared', async () => {
-    const refused = { message: 'filter.conditions[0].path is required with PAYLOAD', path: ['records'], extensions: { code: 'BAD_REQUEST', details: { at: 'filter.conditions[0].path', reason: 'required' } } };
+    const refused = {
+      message: 'filter.conditions[0].path is required with PAYLOAD',
+      path: ['records'],
+      extensions: { code: 'BAD_REQUEST', details: { at: 'filter.conditions[0].path', reason: 'required' } },
+    };
     const s = subgraph(() => ({ data: null, errors: [new GraphQLError(refused.message, { path: refused.path, extensions: refused.extensions })] }));
     const query = 'query Op($f: RecordFilter) { records(filter: $f) { totalCount } }';
     const filter = { f: { conditions: [{ field: 'PAYLOAD', operator: 'EXISTS', value: { boolean: true } }] } };

@@ -58,7 +58,7 @@ describe('REST routes as planned operations: the same answers as the gateway exe
     expect((await thrice('POST', path, { body: { payload: [1] }, headers: auth() })).status).toBe(400);
   });
 
-  test(':query: a missing scope is 403, a bad filter the domain\'s 400 with its details', async () => {
+  test(":query: a missing scope is 403, a bad filter the domain's 400 with its details", async () => {
     const path = '/models/mini/versions/1.0:query';
     expect(await thrice('POST', path, { body: { filter: { limit: 1 } }, headers: auth() })).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
     const asReader = { authorization: `Bearer ${reader}` };

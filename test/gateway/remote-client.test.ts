@@ -114,6 +114,9 @@ test("an answer past the request budget's bytes (REQUEST_MAX_RESPONSE_BYTES) is 
     },
   });
   const budget = requestBudget({ maxResponseBytes: 1_000_000, maxRecordsRead: 0, maxDurationMs: 0 });
-  await expect(client(endless.url).fetch({ query: '{ answer }', variables: {} }, { budget } as unknown as RequestContext)).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE', details: { limit: 1_000_000, measure: 'bytes' } });
+  await expect(client(endless.url).fetch({ query: '{ answer }', variables: {} }, { budget } as unknown as RequestContext)).rejects.toMatchObject({
+    code: 'RESPONSE_TOO_LARGE',
+    details: { limit: 1_000_000, measure: 'bytes' },
+  });
   expect(budget.breach?.code).toBe('RESPONSE_TOO_LARGE');
 });

@@ -62,11 +62,15 @@ describe.each(STORES)('usage written to %s', (store) => {
     });
     expect(usage).not.toBeNull();
     const operation = (name: string) => usage!.operations.find((o) => o.name === name);
-    expect(operation('ModelCount')).toEqual(expect.objectContaining({ type: 'query', body: expect.stringContaining('modelVersionCount'), coordinates: expect.arrayContaining(['Query.modelVersionCount']) }));
+    expect(operation('ModelCount')).toEqual(
+      expect.objectContaining({ type: 'query', body: expect.stringContaining('modelVersionCount'), coordinates: expect.arrayContaining(['Query.modelVersionCount']) }),
+    );
     expect(usage!.operations.filter((o) => o.name === 'ModelCount')).toHaveLength(1);
     expect(usage!.counts.filter((c) => c.client === 'kit')).toEqual([expect.objectContaining({ hash: operation('ModelCount')!.hash, clientVersion: '1.2.0', count: 3, inputs: [] })]);
     const [variables] = usage!.counts.filter((c) => c.hash === operation('OneVersion')?.hash);
-    expect(variables).toEqual(expect.objectContaining({ client: 'unknown', clientVersion: 'unknown', count: 2, inputs: expect.arrayContaining(['Query.modelVersion.model!', 'Query.modelVersion.version!']) }));
+    expect(variables).toEqual(
+      expect.objectContaining({ client: 'unknown', clientVersion: 'unknown', count: 2, inputs: expect.arrayContaining(['Query.modelVersion.model!', 'Query.modelVersion.version!']) }),
+    );
   });
 });
 

@@ -14,7 +14,15 @@ function capture(): { stream: Writable; lines: () => Record<string, unknown>[]; 
       done();
     },
   });
-  return { stream, text: () => text, lines: () => text.trim().split('\n').map((line) => JSON.parse(line)) };
+  return {
+    stream,
+    text: () => text,
+    lines: () =>
+      text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+  };
 }
 
 function fakeRequest(): IncomingMessage {

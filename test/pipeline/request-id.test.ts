@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 afterAll(() => host?.stop());
 
-test('a REST request\'s id is answered back and reaches the subgraph', async () => {
+test("a REST request's id is answered back and reaches the subgraph", async () => {
   forwarded.length = 0;
   const answer = await call(edge.url('core'), 'GET', '/models', { headers: { 'x-request-id': 'trace-rest-1' } });
   expect(answer.status).toBe(200);
@@ -58,14 +58,18 @@ test('a REST request\'s id is answered back and reaches the subgraph', async () 
   expect(forwarded).toEqual(['trace-rest-1']);
 });
 
-test('a /graphql request\'s id is answered back and reaches the subgraph', async () => {
+test("a /graphql request's id is answered back and reaches the subgraph", async () => {
   forwarded.length = 0;
   const answer = await call(edge.url('gateway'), 'POST', '/graphql', { body: { query: '{ modelVersions { model } }' }, headers: { 'x-request-id': 'trace-graphql-1' } });
   expect(answer.headers.get('x-request-id')).toBe('trace-graphql-1');
   expect(forwarded).toEqual(['trace-graphql-1']);
 });
 
-test.each([['too long', 'x'.repeat(129)], ['with a space', 'two words'], ['with a slash', 'a/b']])('an id %s is replaced by a new one, sent on', async (_what, id) => {
+test.each([
+  ['too long', 'x'.repeat(129)],
+  ['with a space', 'two words'],
+  ['with a slash', 'a/b'],
+])('an id %s is replaced by a new one, sent on', async (_what, id) => {
   forwarded.length = 0;
   const answer = await call(edge.url('core'), 'GET', '/models', { headers: { 'x-request-id': id } });
   const issued = answer.headers.get('x-request-id')!;

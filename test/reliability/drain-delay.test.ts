@@ -23,11 +23,7 @@ test('after SIGTERM the probes answer 503 and everything else is still served, t
 
   server.signal('SIGTERM');
   expect(await eventually(async () => (await call(server.url('core'), 'GET', '/admin/ready')).status === 503)).toBe(true);
-  const probes = await Promise.all([
-    call(server.url('core'), 'GET', '/admin/ready'),
-    call(server.url('records'), 'GET', '/ready'),
-    call(server.url('gateway'), 'GET', '/health'),
-  ]);
+  const probes = await Promise.all([call(server.url('core'), 'GET', '/admin/ready'), call(server.url('records'), 'GET', '/ready'), call(server.url('gateway'), 'GET', '/health')]);
   expect(probes.map((answer) => [answer.status, answer.json])).toEqual([
     [503, STOPPING],
     [503, STOPPING],

@@ -36,8 +36,7 @@ const miniRecords = (alias: string, first: number, selection: string) =>
  * 50,000) while their bytes (160 KB) are past a cap of 100,000: only the budget at the answer sees it.
  */
 const PADDED_OWL = `${miniArtifact('owl.ttl')}\n${`# padding ${'x'.repeat(90)}\n`.repeat(400)}`;
-const owlTimes = (count: number) =>
-  `{ ${Array.from({ length: count }, (_, i) => `o${i}: modelVersion(model: "mini", version: "1.0") { artifact(kind: OWL) { content } }`).join(' ')} }`;
+const owlTimes = (count: number) => `{ ${Array.from({ length: count }, (_, i) => `o${i}: modelVersion(model: "mini", version: "1.0") { artifact(kind: OWL) { content } }`).join(' ')} }`;
 
 let host: ArtifactHost;
 let modelsEnv: Record<string, string>;
@@ -205,7 +204,9 @@ describe('the request budget across the HTTP hop', () => {
       REQUEST_MAX_RESPONSE_BYTES: '100000',
     });
     for (let n = 0; n < SMALL_RECORDS; n += 10) {
-      const batch = Array.from({ length: 10 }, (_, i) => recordsStore(gateway.url('records'), { id: randomUUID(), model: 'mini', version: '1.0', payload: { id: `w-${n + i}`, name: 'Widget', weight: n + i } }, randomUUID()));
+      const batch = Array.from({ length: 10 }, (_, i) =>
+        recordsStore(gateway.url('records'), { id: randomUUID(), model: 'mini', version: '1.0', payload: { id: `w-${n + i}`, name: 'Widget', weight: n + i } }, randomUUID()),
+      );
       for (const answer of await Promise.all(batch)) expect(answer.status).toBe(200);
     }
   }, 120_000);
@@ -227,7 +228,7 @@ describe('the request budget across the HTTP hop', () => {
     expect((await call(gateway.url('gateway'), 'POST', '/graphql', { body: { query: owlTimes(1) } })).status).toBe(200);
   });
 
-  test("a subgraph keeps the deadline the gateway sends (x-request-budget): 504 DEADLINE_EXCEEDED from the subgraph itself", async () => {
+  test('a subgraph keeps the deadline the gateway sends (x-request-budget): 504 DEADLINE_EXCEEDED from the subgraph itself', async () => {
     const catalog = await catalogBody();
     host.serve('/catalog.json', { body: catalog, delayMs: 6_000 });
     try {
@@ -236,7 +237,9 @@ describe('the request budget across the HTTP hop', () => {
         headers: { 'x-request-budget': 'ms=1000, records=10' },
       });
       expect(answer.status).toBe(504);
-      expect(answer.json.errors.map((e: { extensions: { code: string; details: unknown } }) => e.extensions)).toEqual([{ code: 'DEADLINE_EXCEEDED', details: { limit: 1000, measure: 'milliseconds' } }]);
+      expect(answer.json.errors.map((e: { extensions: { code: string; details: unknown } }) => e.extensions)).toEqual([
+        { code: 'DEADLINE_EXCEEDED', details: { limit: 1000, measure: 'milliseconds' } },
+      ]);
     } finally {
       host.serve('/catalog.json', catalog);
     }
@@ -245,7 +248,11 @@ describe('the request budget across the HTTP hop', () => {
 
 /** The only error of a GraphQL answer, with its status; its details. */
 function expectBreach(answer: Answer, status: number, code: string): unknown {
-  expect({ status: answer.status, codes: answer.json?.errors?.map((e: { extensions: { code: string } }) => e.extensions.code), data: answer.json?.data }).toEqual({ status, codes: [code], data: undefined });
+  expect({ status: answer.status, codes: answer.json?.errors?.map((e: { extensions: { code: string } }) => e.extensions.code), data: answer.json?.data }).toEqual({
+    status,
+    codes: [code],
+    data: undefined,
+  });
   return answer.json.errors[0].extensions.details;
 }
 

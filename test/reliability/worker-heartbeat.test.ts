@@ -28,7 +28,12 @@ async function inFlightOnEveryWorker(server: ServerProcess) {
 /** Sends the rest of each request; resolves with, per worker that held one, its requests' statuses or connection errors. */
 async function outcomesByWorker(requests: Array<{ worker: number | undefined; request: PartialRequest }>) {
   const outcomes = await Promise.all(
-    requests.map(({ request }) => request.finish().then((answer) => answer.status, (error: NodeJS.ErrnoException) => error.code ?? error.message)),
+    requests.map(({ request }) =>
+      request.finish().then(
+        (answer) => answer.status,
+        (error: NodeJS.ErrnoException) => error.code ?? error.message,
+      ),
+    ),
   );
   const byWorker = new Map<number | undefined, Array<number | string>>();
   requests.forEach(({ worker }, index) => byWorker.set(worker, [...(byWorker.get(worker) ?? []), outcomes[index]!]));

@@ -22,8 +22,6 @@ const assessment = (id: string) => ({ payload: { ...sample.payload, id } });
 const WRITER = { 'x-auth-subject': 'alice', 'x-auth-scopes': 'records:read records:write' };
 const READER = { 'x-auth-subject': 'bob', 'x-auth-scopes': 'records:read' };
 
-
-
 /**
  * The worker that answered a request: the pid on its access log line (ACCESS_LOG, on by default),
  * found by the request id the answer carries. Written as the answer goes out, so waited for.
@@ -47,8 +45,7 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
     // Dropped after the servers of this block have stopped (scopes stop newest first).
     stopAtScopeEnd(() => database.drop());
   });
-  const storedIds = async (ids: string[]) =>
-    (await onDatabase(backend, databaseUrl, `SELECT id FROM records WHERE id IN (${ids.map((id) => `'${id}'`).join(', ')})`)).map((row) => row.id as string);
+  const storedIds = async (ids: string[]) => (await onDatabase(backend, databaseUrl, `SELECT id FROM records WHERE id IN (${ids.map((id) => `'${id}'`).join(', ')})`)).map((row) => row.id as string);
 
   describe('one server', () => {
     let server: ServerProcess;
@@ -82,7 +79,8 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
     test('a grant made through one worker is seen by the other', async () => {
       const id = `granted-${randomUUID()}`;
       expect((await callOnNewConnection(server.url('core'), 'POST', `${MODEL}:create`, { body: assessment(id), headers: { ...WRITER, 'idempotency-key': id } })).status).toBe(200);
-      const listed = async () => (await callOnNewConnection(server.url('records'), 'POST', '/records/query', { body: { filter: { where: [{ field: 'id', op: 'eq', value: id }] } }, headers: READER })).json.records;
+      const listed = async () =>
+        (await callOnNewConnection(server.url('records'), 'POST', '/records/query', { body: { filter: { where: [{ field: 'id', op: 'eq', value: id }] } }, headers: READER })).json.records;
       expect(await listed()).toEqual([]);
 
       const grant = 'mutation ($input: RecordReadGrantInput!) { grantRecordRead(input: $input) { granted } }';
@@ -153,7 +151,11 @@ describe.each(backends)('WORKERS=2 on %s', (backend: Backend) => {
     expect({ ...exit, output: exit.code === 0 ? '' : server.output() }).toEqual({ code: 0, signal: null, output: '' });
     await load.stop();
     expect(workers.filter(isAlive)).toEqual([]);
-    expect(logged(server, 'stopping').map((entry) => entry.pid).sort()).toEqual([server.pid, ...workers].sort());
+    expect(
+      logged(server, 'stopping')
+        .map((entry) => entry.pid)
+        .sort(),
+    ).toEqual([server.pid, ...workers].sort());
 
     const answered = outcomes.filter((o) => o.status !== 'no answer');
     expect(new Set(answered.map((o) => o.status))).toEqual(new Set([200]));

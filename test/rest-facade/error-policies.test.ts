@@ -10,7 +10,19 @@ import { recordsErrors } from '../../rest-facade/records/errors.js';
  * its contract says otherwise. Every facade answers every code in its envelope, never as a 500 that
  * hides the code.
  */
-const RECORDS_CODES = ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed', 'conflict', 'payload_too_large', 'unsupported_media_type', 'unprocessable', 'internal_error', 'unavailable'];
+const RECORDS_CODES = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'unprocessable',
+  'internal_error',
+  'unavailable',
+];
 const error = (code: (typeof ErrorCodes)[number]) => new DomainError(code, `message of ${code}`, { some: 'detail' });
 
 describe.each(ErrorCodes.map((code) => [code]))('%s', (code) => {

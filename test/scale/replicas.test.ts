@@ -114,7 +114,7 @@ describeScale('replicas behind HAProxy', () => {
     await expectStoredOnce(rows, sent);
   }, 120_000);
 
-  test('distributed mode: the gateway\'s MODELS_SUBGRAPH_URL names HAProxy in front of two models subgraphs, which share the work and follow each other\'s refreshes', async () => {
+  test("distributed mode: the gateway's MODELS_SUBGRAPH_URL names HAProxy in front of two models subgraphs, which share the work and follow each other's refreshes", async () => {
     const mini = await miniModelHost();
     const database = await createDatabase('postgresql');
     stopAtScopeEnd(() => database.drop());
@@ -126,10 +126,18 @@ describeScale('replicas behind HAProxy', () => {
     for (const server of ['r1', 'r2']) await lb.untilState(server, 'UP');
     // The operations below need only the models subgraph.
     const nowhere = `http://127.0.0.1:${await freePort()}/graphql`;
-    const edge = await spawnServer({ ...NO_AUTH, PROCESS_ROLE: 'gateway', GATEWAY_SUBGRAPH_SECRET: secret, MODELS_SUBGRAPH_URL: `${lb.url('models')}/graphql`, INDICATORS_SUBGRAPH_URL: nowhere, IMPACT_SUBGRAPH_URL: nowhere });
+    const edge = await spawnServer({
+      ...NO_AUTH,
+      PROCESS_ROLE: 'gateway',
+      GATEWAY_SUBGRAPH_SECRET: secret,
+      MODELS_SUBGRAPH_URL: `${lb.url('models')}/graphql`,
+      INDICATORS_SUBGRAPH_URL: nowhere,
+      IMPACT_SUBGRAPH_URL: nowhere,
+    });
 
     const revisionOf = async (subgraph: ServerProcess) =>
-      (await call(subgraph.url('subgraph:models'), 'POST', '/graphql', { body: { query: '{ health { status { registry { catalogRevision } } } }' } })).json.data.health.status.registry.catalogRevision as string;
+      (await call(subgraph.url('subgraph:models'), 'POST', '/graphql', { body: { query: '{ health { status { registry { catalogRevision } } } }' } })).json.data.health.status.registry
+        .catalogRevision as string;
     const before = await revisionOf(subgraphs[0]!);
     mini.host.serve('/catalog.json', JSON.stringify([{ ...(mini.catalog[0] as object), label: 'Mini, refreshed through the edge' }]));
     expect((await call(edge.url('core'), 'POST', '/admin/registry/refresh')).status).toBe(200);

@@ -153,7 +153,10 @@ function routeErrorLines(stdout: string): string[] {
   const start = lines.findIndex((l) => l.startsWith('operations: FAILED'));
   if (start < 0) return [];
   const rest = lines.slice(start + 1);
-  return rest.slice(0, rest.findIndex((l) => !l.startsWith('  ')));
+  return rest.slice(
+    0,
+    rest.findIndex((l) => !l.startsWith('  ')),
+  );
 }
 
 describe('npm run schema:check on an edited copy of this repository', () => {
@@ -172,120 +175,145 @@ describe('npm run schema:check on an edited copy of this repository', () => {
 
   afterAll(() => copy?.remove());
 
-  test('a committed supergraph that is not the composition of the code is stale (exit 1) until npm run compose', async () => {
-    // Byte for byte: even a blank line more makes it stale, with no API change.
-    copy.write(SUPERGRAPH, published + '\n');
-    const blank = await copy.schemaCheck();
-    expect(blank.code).toBe(1);
-    expect(blank.stdout).toContain('API changes against the baseline (gateway/supergraph.graphql (not a git checkout)): 0 (0 breaking');
-    expect(blank.stdout).toContain('supergraph: STALE: gateway/supergraph.graphql is not the composition of the subgraphs; run `npm run compose` and commit it');
+  test(
+    'a committed supergraph that is not the composition of the code is stale (exit 1) until npm run compose',
+    async () => {
+      // Byte for byte: even a blank line more makes it stale, with no API change.
+      copy.write(SUPERGRAPH, published + '\n');
+      const blank = await copy.schemaCheck();
+      expect(blank.code).toBe(1);
+      expect(blank.stdout).toContain('API changes against the baseline (gateway/supergraph.graphql (not a git checkout)): 0 (0 breaking');
+      expect(blank.stdout).toContain('supergraph: STALE: gateway/supergraph.graphql is not the composition of the subgraphs; run `npm run compose` and commit it');
 
-    // A field added in the code (Mutation.revokeRecordRead, which no route selects) but never composed into the committed file.
-    copy.edit(
-      SUPERGRAPH,
-      '\n  """\n  Withdraws a read grant (nothing happens when there is none). RECORD_NOT_FOUND when the record is not yours\n  """\n  revokeRecordRead(\n    """Your record and whose grant to withdraw"""\n    input: RecordReadGrantInput!\n  ): RecordReadGrantPayload! @join__field(graph: MODELS)\n',
-      '\n',
-    );
-    const behind = await copy.schemaCheck();
-    expect(behind.code).toBe(1);
-    expect(behind.stdout).toContain(COMPOSED_OK);
-    // The field comes back with its description and its argument: safe changes, which fail nothing by themselves.
-    expect(behind.stdout).toContain('): 3 (0 breaking, 0 unused in the window, 0 allow-listed, 0 dangerous, 3 safe)');
-    expect(behind.stdout).toMatch(/^operations: \d+ documents valid/m);
-    expect(behind.stdout).toContain('supergraph: STALE');
+      // A field added in the code (Mutation.revokeRecordRead, which no route selects) but never composed into the committed file.
+      copy.edit(
+        SUPERGRAPH,
+        '\n  """\n  Withdraws a read grant (nothing happens when there is none). RECORD_NOT_FOUND when the record is not yours\n  """\n  revokeRecordRead(\n    """Your record and whose grant to withdraw"""\n    input: RecordReadGrantInput!\n  ): RecordReadGrantPayload! @join__field(graph: MODELS)\n',
+        '\n',
+      );
+      const behind = await copy.schemaCheck();
+      expect(behind.code).toBe(1);
+      expect(behind.stdout).toContain(COMPOSED_OK);
+      // The field comes back with its description and its argument: safe changes, which fail nothing by themselves.
+      expect(behind.stdout).toContain('): 3 (0 breaking, 0 unused in the window, 0 allow-listed, 0 dangerous, 3 safe)');
+      expect(behind.stdout).toMatch(/^operations: \d+ documents valid/m);
+      expect(behind.stdout).toContain('supergraph: STALE');
 
-    await copy.compose();
-    expect(copy.read(SUPERGRAPH)).toBe(published);
-    const composed = await copy.schemaCheck();
-    expect(composed.code).toBe(0);
-    expect(composed.stdout).toMatch(PASSED);
-  }, BUILD_TIMEOUT);
+      await copy.compose();
+      expect(copy.read(SUPERGRAPH)).toBe(published);
+      const composed = await copy.schemaCheck();
+      expect(composed.code).toBe(0);
+      expect(composed.stdout).toMatch(PASSED);
+    },
+    BUILD_TIMEOUT,
+  );
 
-  test('a field removed from a subgraph type is a breaking change (exit 1), unless allow-listed', async () => {
-    // RecordOwner.tenant leaves the API (no REST route selects it); the property stays for the code.
-    copy.edit('subgraphs/models/graphql/types.ts', "@Field(() => String, { nullable: true, description: 'Their tenant, if any' }) tenant!: string | null;", 'tenant!: string | null;');
-    const BREAKING = "  BREAKING FIELD_REMOVED RecordOwner.tenant: Field 'tenant' was removed from object type 'RecordOwner'";
+  test(
+    'a field removed from a subgraph type is a breaking change (exit 1), unless allow-listed',
+    async () => {
+      // RecordOwner.tenant leaves the API (no REST route selects it); the property stays for the code.
+      copy.edit('subgraphs/models/graphql/types.ts', "@Field(() => String, { nullable: true, description: 'Their tenant, if any' }) tenant!: string | null;", 'tenant!: string | null;');
+      const BREAKING = "  BREAKING FIELD_REMOVED RecordOwner.tenant: Field 'tenant' was removed from object type 'RecordOwner'";
 
-    // No --baseline: the committed file is the baseline, and it is stale as well.
-    const uncomposed = await copy.schemaCheck();
-    expect(uncomposed.code).toBe(1);
-    expect(uncomposed.stdout).toContain('): 1 (1 breaking, 0 unused in the window, 0 allow-listed, 0 dangerous, 0 safe)');
-    expect(uncomposed.stdout).toContain(BREAKING);
-    expect(uncomposed.stdout).toContain('supergraph: STALE');
+      // No --baseline: the committed file is the baseline, and it is stale as well.
+      const uncomposed = await copy.schemaCheck();
+      expect(uncomposed.code).toBe(1);
+      expect(uncomposed.stdout).toContain('): 1 (1 breaking, 0 unused in the window, 0 allow-listed, 0 dangerous, 0 safe)');
+      expect(uncomposed.stdout).toContain(BREAKING);
+      expect(uncomposed.stdout).toContain('supergraph: STALE');
 
-    // As a pull request runs it: supergraph recomposed, the target branch's file as the baseline.
-    // Only the breaking change fails.
-    await copy.compose();
-    const breaking = await copy.schemaCheck('--baseline', baseline);
-    expect(breaking.code).toBe(1);
-    expect(breaking.stdout).toContain(COMPOSED_OK);
-    expect(breaking.stdout).toContain('): 1 (1 breaking, 0 unused in the window, 0 allow-listed, 0 dangerous, 0 safe)');
-    expect(breaking.stdout).toContain(BREAKING);
-    expect(breaking.stdout).toMatch(/^operations: \d+ documents valid/m);
-    expect(breaking.stdout).toContain('supergraph: up to date');
+      // As a pull request runs it: supergraph recomposed, the target branch's file as the baseline.
+      // Only the breaking change fails.
+      await copy.compose();
+      const breaking = await copy.schemaCheck('--baseline', baseline);
+      expect(breaking.code).toBe(1);
+      expect(breaking.stdout).toContain(COMPOSED_OK);
+      expect(breaking.stdout).toContain('): 1 (1 breaking, 0 unused in the window, 0 allow-listed, 0 dangerous, 0 safe)');
+      expect(breaking.stdout).toContain(BREAKING);
+      expect(breaking.stdout).toMatch(/^operations: \d+ documents valid/m);
+      expect(breaking.stdout).toContain('supergraph: up to date');
 
-    allowRemoval(copy, 'RecordOwner.tenant');
-    const allowed = await copy.schemaCheck('--baseline', baseline);
-    expect(allowed.code).toBe(0);
-    // Quiet: one line with the count of allow-listed changes.
-    expect(allowed.stdout).toMatch(/^schema:check: ok: 1 API changes against .* \(0 breaking but unused, 1 allow-listed\)/);
-  }, BUILD_TIMEOUT);
+      allowRemoval(copy, 'RecordOwner.tenant');
+      const allowed = await copy.schemaCheck('--baseline', baseline);
+      expect(allowed.code).toBe(0);
+      // Quiet: one line with the count of allow-listed changes.
+      expect(allowed.stdout).toMatch(/^schema:check: ok: 1 API changes against .* \(0 breaking but unused, 1 allow-listed\)/);
+    },
+    BUILD_TIMEOUT,
+  );
 
-  test('a route document using a removed field fails (exit 1) even though the removal is allow-listed', async () => {
-    // GET /health of the impact facade selects health.impact.backgroundProjectDir.
-    copy.edit(
-      'subgraphs/impact/graphql/types.ts',
-      "@Field({ name: 'backgroundProjectDir', description: 'Where the background project is read from' }) background_project_dir!: string;",
-      'background_project_dir!: string;',
-    );
-    allowRemoval(copy, 'ImpactHealth.backgroundProjectDir');
+  test(
+    'a route document using a removed field fails (exit 1) even though the removal is allow-listed',
+    async () => {
+      // GET /health of the impact facade selects health.impact.backgroundProjectDir.
+      copy.edit(
+        'subgraphs/impact/graphql/types.ts',
+        "@Field({ name: 'backgroundProjectDir', description: 'Where the background project is read from' }) background_project_dir!: string;",
+        'background_project_dir!: string;',
+      );
+      allowRemoval(copy, 'ImpactHealth.backgroundProjectDir');
 
-    // Before `npm run compose`: the route check against the composition of the code names the route.
-    const uncomposed = await copy.schemaCheck('--baseline', baseline);
-    expect(uncomposed.code).toBe(1);
-    expect(uncomposed.stdout).toContain('): 1 (0 breaking, 0 unused in the window, 1 allow-listed, 0 dangerous, 0 safe)');
-    expect(uncomposed.stdout).toContain('  ALLOWED FIELD_REMOVED ImpactHealth.backgroundProjectDir');
-    expect(uncomposed.stdout).toContain('operations: FAILED: documents that do not validate against the new API schema');
-    // The route, and the same document as the trusted documents manifest deploys it.
-    expect(routeErrorLines(uncomposed.stdout)).toEqual([
-      '  impact GET /health: Cannot query field "backgroundProjectDir" on type "ImpactHealth".',
-      '  trusted-documents ImpactHealth: Cannot query field "backgroundProjectDir" on type "ImpactHealth".',
-    ]);
-    expect(uncomposed.stdout).toContain('supergraph: STALE');
+      // Before `npm run compose`: the route check against the composition of the code names the route.
+      const uncomposed = await copy.schemaCheck('--baseline', baseline);
+      expect(uncomposed.code).toBe(1);
+      expect(uncomposed.stdout).toContain('): 1 (0 breaking, 0 unused in the window, 1 allow-listed, 0 dangerous, 0 safe)');
+      expect(uncomposed.stdout).toContain('  ALLOWED FIELD_REMOVED ImpactHealth.backgroundProjectDir');
+      expect(uncomposed.stdout).toContain('operations: FAILED: documents that do not validate against the new API schema');
+      // The route, and the same document as the trusted documents manifest deploys it.
+      expect(routeErrorLines(uncomposed.stdout)).toEqual([
+        '  impact GET /health: Cannot query field "backgroundProjectDir" on type "ImpactHealth".',
+        '  trusted-documents ImpactHealth: Cannot query field "backgroundProjectDir" on type "ImpactHealth".',
+      ]);
+      expect(uncomposed.stdout).toContain('supergraph: STALE');
 
-    // Once composed, the build itself refuses: the route's typed document is generated from the supergraph.
-    await copy.compose();
-    const composed = await copy.schemaCheck('--baseline', baseline);
-    expect(composed.code).toBe(1);
-    expect(composed.stderr).toContain('codegen: REST route documents that do not validate against gateway/supergraph.graphql');
-    expect(composed.stderr).toMatch(/ {2}rest-facade\/impact\/operations\.graphql:\d+: Cannot query field "backgroundProjectDir" on type "ImpactHealth"\./);
-  }, BUILD_TIMEOUT);
+      // Once composed, the build itself refuses: the route's typed document is generated from the supergraph.
+      await copy.compose();
+      const composed = await copy.schemaCheck('--baseline', baseline);
+      expect(composed.code).toBe(1);
+      expect(composed.stderr).toContain('codegen: REST route documents that do not validate against gateway/supergraph.graphql');
+      expect(composed.stderr).toMatch(/ {2}rest-facade\/impact\/operations\.graphql:\d+: Cannot query field "backgroundProjectDir" on type "ImpactHealth"\./);
+    },
+    BUILD_TIMEOUT,
+  );
 
-  test('a field defined with another type in a second subgraph does not compose (exit 2, with the error codes)', async () => {
-    // ModelVersion is an entity of models and indicators; models has `label: String`.
-    copy.edit(
-      'subgraphs/indicators/graphql/types.ts',
-      '  @Field() version!: string;\n}\n\n/**\n * The models subgraph owns Record',
-      '  @Field() version!: string;\n  @Field(() => Int, { nullable: true }) label?: number | null;\n}\n\n/**\n * The models subgraph owns Record',
-    );
+  test(
+    'a field defined with another type in a second subgraph does not compose (exit 2, with the error codes)',
+    async () => {
+      // ModelVersion is an entity of models and indicators; models has `label: String`.
+      copy.edit(
+        'subgraphs/indicators/graphql/types.ts',
+        '  @Field() version!: string;\n}\n\n/**\n * The models subgraph owns Record',
+        '  @Field() version!: string;\n  @Field(() => Int, { nullable: true }) label?: number | null;\n}\n\n/**\n * The models subgraph owns Record',
+      );
 
-    const { code, stdout } = await copy.schemaCheck();
-    expect(code).toBe(2);
-    const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('composition of models, indicators, impact: FAILED');
-    expect(lines.slice(1).map((l) => /^ {2}([A-Z_]+): /.exec(l)?.[1]).sort()).toEqual(['FIELD_TYPE_MISMATCH', 'INVALID_FIELD_SHARING']);
-    expect(stdout).toContain(
-      '  FIELD_TYPE_MISMATCH: Type of field "ModelVersion.label" is incompatible across subgraphs: it has type "Int" in subgraph "indicators" but type "String" in subgraph "models"',
-    );
-    expect(stdout).toMatch(/INVALID_FIELD_SHARING: Non-shareable field "ModelVersion.label" is resolved from multiple subgraphs/);
-    // Nothing is diffed, validated or compared once composition fails.
-    expect(stdout).not.toMatch(/API changes|operations:|supergraph:/);
-  }, BUILD_TIMEOUT);
+      const { code, stdout } = await copy.schemaCheck();
+      expect(code).toBe(2);
+      const lines = stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe('composition of models, indicators, impact: FAILED');
+      expect(
+        lines
+          .slice(1)
+          .map((l) => /^ {2}([A-Z_]+): /.exec(l)?.[1])
+          .sort(),
+      ).toEqual(['FIELD_TYPE_MISMATCH', 'INVALID_FIELD_SHARING']);
+      expect(stdout).toContain(
+        '  FIELD_TYPE_MISMATCH: Type of field "ModelVersion.label" is incompatible across subgraphs: it has type "Int" in subgraph "indicators" but type "String" in subgraph "models"',
+      );
+      expect(stdout).toMatch(/INVALID_FIELD_SHARING: Non-shareable field "ModelVersion.label" is resolved from multiple subgraphs/);
+      // Nothing is diffed, validated or compared once composition fails.
+      expect(stdout).not.toMatch(/API changes|operations:|supergraph:/);
+    },
+    BUILD_TIMEOUT,
+  );
 
-  test('the unmodified copy passes (exit 0), also once every edit above is undone and rebuilt', async () => {
-    const { code, stdout, stderr } = await copy.schemaCheck();
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(stdout).toMatch(PASSED);
-    expect(stdout.trimEnd().split('\n')).toHaveLength(1);
-  }, BUILD_TIMEOUT);
+  test(
+    'the unmodified copy passes (exit 0), also once every edit above is undone and rebuilt',
+    async () => {
+      const { code, stdout, stderr } = await copy.schemaCheck();
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stdout).toMatch(PASSED);
+      expect(stdout.trimEnd().split('\n')).toHaveLength(1);
+    },
+    BUILD_TIMEOUT,
+  );
 });

@@ -4,15 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { composeSubgraphs, readCommittedSupergraph } from '../../gateway/compose.js';
-import {
-  type AllowList,
-  type RouteOperation,
-  type SchemaCheckInput,
-  checkSchema,
-  describeReport,
-  exitCodeOf,
-  parseAllowList,
-} from '../../server/schema-check.js';
+import { type AllowList, type RouteOperation, type SchemaCheckInput, checkSchema, describeReport, exitCodeOf, parseAllowList } from '../../server/schema-check.js';
 import { projectPath } from '../../kernel/project.js';
 
 /**
@@ -101,7 +93,9 @@ describe('schema:check on modified inputs', () => {
     const { exitCode, output } = await check({ allowList: REMOVAL_ALLOWED });
     expect(exitCode).toBe(0);
     // One warning line, however many entries are stale (issue 23).
-    expect(output.split('\n').filter((l) => l.startsWith('warning:'))).toEqual(['warning: 1 allow-list entry matches no change, remove from gateway/schema-allow-list.json: FIELD_REMOVED Product.legacyCode']);
+    expect(output.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([
+      'warning: 1 allow-list entry matches no change, remove from gateway/schema-allow-list.json: FIELD_REMOVED Product.legacyCode',
+    ]);
   });
 
   test('a route document using a removed field fails, even when the removal is allow-listed', async () => {
@@ -165,7 +159,10 @@ describe('schema:check on this repository', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'schema-check-'));
     try {
       writeFileSync(path.join(dir, 'base.graphql'), published);
-      const failure = await run('--baseline', path.join(dir, 'base.graphql')).then(() => null, (error: { code: number; stdout: string }) => error);
+      const failure = await run('--baseline', path.join(dir, 'base.graphql')).then(
+        () => null,
+        (error: { code: number; stdout: string }) => error,
+      );
       expect(failure?.code).toBe(1);
       expect(failure?.stdout).toContain('BREAKING FIELD_REMOVED Query.retiredCount');
     } finally {

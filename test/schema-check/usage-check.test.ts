@@ -80,9 +80,7 @@ const usageExport = async () => (await fetch(`${server.url('gateway')}/admin/usa
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'usage-check-'));
-  database = (await postgresReachable())
-    ? await createDatabase('postgresql')
-    : { url: `file:${path.join(dir, 'records.db')}`, drop: async () => undefined };
+  database = (await postgresReachable()) ? await createDatabase('postgresql') : { url: `file:${path.join(dir, 'records.db')}`, drop: async () => undefined };
   // USAGE_FLUSH_SECS is what this test waits on; every other setting is the deployed default.
   server = await spawnServer({ ...NO_AUTH, ...EXAMPLE_ENV, DATABASE_URL: database.url, USAGE_FLUSH_SECS: '1' });
   for (let i = 0; i < 3; i += 1) await send('passport-app', '2.1.0', 'query RecordDates { record(id: "r-1") { id updatedAt } }');
@@ -118,7 +116,10 @@ describe('schema:check with the usage of a running gateway', () => {
 
   test('removing a field no client used in the window passes as safe, saying so', async () => {
     const { code, stdout } = await schemaCheck(['--subgraph', await withoutField('IndicatorSpecification.indicatorType'), ...fromGateway()]);
-    expect({ code, stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^schema:check: ok: 1 API changes against the gateway at http:\/\/127\.0\.0\.1:\d+ \(1 breaking but unused, 0 allow-listed\)/) });
+    expect({ code, stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^schema:check: ok: 1 API changes against the gateway at http:\/\/127\.0\.0\.1:\d+ \(1 breaking but unused, 0 allow-listed\)/),
+    });
     const json = JSON.parse((await schemaCheck(['--subgraph', await withoutField('IndicatorSpecification.indicatorType'), ...fromGateway(), '--format', 'json'])).stdout);
     expect(json.changes).toEqual([expect.objectContaining({ type: 'FIELD_REMOVED', path: 'IndicatorSpecification.indicatorType', verdict: 'unused', operations: [], deployed: [] })]);
   }, 60_000);

@@ -29,10 +29,14 @@ const base = (listener: keyof typeof ports) => `http://127.0.0.1:${ports[listene
 /** Ports nobody listens on right now: bound together on port 0, then released. */
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve) => {
+          const server = createServer();
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const found = servers.map((server) => (server.address() as { port: number }).port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
@@ -188,9 +192,13 @@ describe('the sample model is labelled as a sample wherever it is listed', () =>
   test('GET /models, GraphQL modelVersions and modelVersion, before and after a registry refresh', async () => {
     const listed = async () => {
       const rest = await call(base('core'), 'GET', '/models');
-      const graph = await postJson(base('gateway'), '/graphql', JSON.stringify({
-        query: '{ modelVersions { label } modelVersion(model: "re-indicators-specification", version: "0.0.4") { label indicatorSpecifications { id } } }',
-      }));
+      const graph = await postJson(
+        base('gateway'),
+        '/graphql',
+        JSON.stringify({
+          query: '{ modelVersions { label } modelVersion(model: "re-indicators-specification", version: "0.0.4") { label indicatorSpecifications { id } } }',
+        }),
+      );
       return { rest: rest.json, graph: graph.json };
     };
     const expected = {

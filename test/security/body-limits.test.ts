@@ -28,11 +28,48 @@ interface Target {
 const codeEnvelope = (code: string, details: unknown) => (answer: Answer) => expect(answer.json).toEqual({ code, message: expect.any(String), details });
 
 const TARGETS: Target[] = [
-  { name: 'core :validate', listener: 'core', path: `${SAMPLE}:validate`, body: (fill) => ({ payload: { fill } }), tooLarge: codeEnvelope('PAYLOAD_TOO_LARGE', { max_bytes: MAX_BYTES }), tooDeep: codeEnvelope('BAD_REQUEST', { max_depth: MAX_DEPTH }) },
-  { name: 'core :create', listener: 'core', path: '/models/bare/versions/0.1:create', headers: key, body: (fill) => ({ payload: { fill } }), tooLarge: codeEnvelope('PAYLOAD_TOO_LARGE', { max_bytes: MAX_BYTES }), tooDeep: codeEnvelope('BAD_REQUEST', { max_depth: MAX_DEPTH }) },
-  { name: 'core :query', listener: 'core', path: '/models/bare/versions/0.1:query', body: (fill) => ({ filter: { where: [{ field: 'payload.fill', op: 'eq', value: fill }] } }), tooLarge: codeEnvelope('PAYLOAD_TOO_LARGE', { max_bytes: MAX_BYTES }), tooDeep: codeEnvelope('BAD_REQUEST', { max_depth: MAX_DEPTH }) },
-  { name: 'records POST /records', listener: 'records', path: '/records', headers: key, body: (fill) => ({ id: `limits-${keyCounter}`, model: 'm', version: '1', payload: { fill } }), tooLarge: codeEnvelope('payload_too_large', { max_bytes: MAX_BYTES }), tooDeep: codeEnvelope('bad_request', { max_depth: MAX_DEPTH }) },
-  { name: 'records POST /records/query', listener: 'records', path: '/records/query', body: (fill) => ({ filter: { where: [{ field: 'payload.fill', op: 'eq', value: fill }] } }), tooLarge: codeEnvelope('payload_too_large', { max_bytes: MAX_BYTES }), tooDeep: codeEnvelope('bad_request', { max_depth: MAX_DEPTH }) },
+  {
+    name: 'core :validate',
+    listener: 'core',
+    path: `${SAMPLE}:validate`,
+    body: (fill) => ({ payload: { fill } }),
+    tooLarge: codeEnvelope('PAYLOAD_TOO_LARGE', { max_bytes: MAX_BYTES }),
+    tooDeep: codeEnvelope('BAD_REQUEST', { max_depth: MAX_DEPTH }),
+  },
+  {
+    name: 'core :create',
+    listener: 'core',
+    path: '/models/bare/versions/0.1:create',
+    headers: key,
+    body: (fill) => ({ payload: { fill } }),
+    tooLarge: codeEnvelope('PAYLOAD_TOO_LARGE', { max_bytes: MAX_BYTES }),
+    tooDeep: codeEnvelope('BAD_REQUEST', { max_depth: MAX_DEPTH }),
+  },
+  {
+    name: 'core :query',
+    listener: 'core',
+    path: '/models/bare/versions/0.1:query',
+    body: (fill) => ({ filter: { where: [{ field: 'payload.fill', op: 'eq', value: fill }] } }),
+    tooLarge: codeEnvelope('PAYLOAD_TOO_LARGE', { max_bytes: MAX_BYTES }),
+    tooDeep: codeEnvelope('BAD_REQUEST', { max_depth: MAX_DEPTH }),
+  },
+  {
+    name: 'records POST /records',
+    listener: 'records',
+    path: '/records',
+    headers: key,
+    body: (fill) => ({ id: `limits-${keyCounter}`, model: 'm', version: '1', payload: { fill } }),
+    tooLarge: codeEnvelope('payload_too_large', { max_bytes: MAX_BYTES }),
+    tooDeep: codeEnvelope('bad_request', { max_depth: MAX_DEPTH }),
+  },
+  {
+    name: 'records POST /records/query',
+    listener: 'records',
+    path: '/records/query',
+    body: (fill) => ({ filter: { where: [{ field: 'payload.fill', op: 'eq', value: fill }] } }),
+    tooLarge: codeEnvelope('payload_too_large', { max_bytes: MAX_BYTES }),
+    tooDeep: codeEnvelope('bad_request', { max_depth: MAX_DEPTH }),
+  },
   {
     name: 'indicators POST /compute',
     listener: 'indicators',

@@ -43,7 +43,7 @@ describe('at the gateway (/graphql)', () => {
   });
   const graphql = (body: unknown) => call(server.url('gateway'), 'POST', '/graphql', { body, headers: bearer(token) });
 
-  test('records of records of records with no `first`: each page is the resolver\'s default 100, not 10', async () => {
+  test("records of records of records with no `first`: each page is the resolver's default 100, not 10", async () => {
     const answer = await graphql({
       query: '{ modelVersion(model: "re-indicators-specification", version: "0.0.4") { records { nodes { modelVersion { records { nodes { modelVersion { records { nodes { id } } } } } } } } } }',
     });
@@ -51,7 +51,7 @@ describe('at the gateway (/graphql)', () => {
     expect(answer.json.errors[0].extensions.details.actual).toBe(1_030_302);
   });
 
-  test('5 aliases of a page sized by a variable\'s default (1,000 payloads each)', async () => {
+  test("5 aliases of a page sized by a variable's default (1,000 payloads each)", async () => {
     const query = `query($n: Int = 1000) { ${[0, 1, 2, 3, 4].map((i) => `r${i}: records(first: $n) { nodes { payload } }`).join(' ')} }`;
     const answer = await graphql({ query });
     await expectRefusedByCost(answer, 'r0.nodes.payload');
@@ -60,7 +60,7 @@ describe('at the gateway (/graphql)', () => {
     await expectRefusedByCost(await graphql({ query, variables: { n: 1000 } }), 'r0.nodes.payload');
   });
 
-  test('an artifact\'s content per record of a page', async () => {
+  test("an artifact's content per record of a page", async () => {
     const answer = await graphql({ query: '{ records(first: 100) { nodes { modelVersion { artifact(kind: OWL) { content } } } } }' });
     await expectRefusedByCost(answer, 'records.nodes.modelVersion.artifact.content');
     expect(answer.json.errors[0].extensions.details.actual).toBe(1_000_301);

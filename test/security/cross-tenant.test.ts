@@ -164,10 +164,8 @@ describe.each(await backendsUnderTest())('tenant isolation on %s', (backend) => 
     const graphPages = async () => {
       const seen: unknown[] = [];
       let after: string | null = null;
-      for (let hasNextPage = true; hasNextPage; ) {
-        const page: { nodes: Array<{ id: string }>; totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string } } = (
-          await gqlAsAcme(RECORDS, { first: 1, after })
-        ).data.records;
+      for (let hasNextPage = true; hasNextPage;) {
+        const page: { nodes: Array<{ id: string }>; totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string } } = (await gqlAsAcme(RECORDS, { first: 1, after })).data.records;
         seen.push({ ids: page.nodes.map((r) => r.id), totalCount: page.totalCount, hasNextPage: page.pageInfo.hasNextPage });
         ({ hasNextPage } = page.pageInfo);
         after = page.pageInfo.endCursor;
@@ -196,7 +194,7 @@ describe.each(await backendsUnderTest())('tenant isolation on %s', (backend) => 
     acmeIds.push(gql.data.createRecord.record.id);
   });
 
-  test('an id globex holds is free for acme: storing it makes a record of acme\'s, and globex\'s stays globex\'s', async () => {
+  test("an id globex holds is free for acme: storing it makes a record of acme's, and globex's stays globex's", async () => {
     const theirId = globexIds[1]!;
     const stored = await asAcme(recordsStore(records, { id: theirId, model: 'bare', version: '0.1', payload: { mine: 'records' } }, `taken-${theirId}`, acme));
     expect({ status: stored.status, body: stored.json }).toEqual({ status: 200, body: { id: theirId } });

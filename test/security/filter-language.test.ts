@@ -140,7 +140,12 @@ const hostileTypedCondition: fc.Arbitrary<TypedCondition> = fc.record(
   { requiredKeys: ['field', 'operator'] },
 );
 const typedOrder = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ field: fc.oneof(textField, timestampField, payloadField), direction: fc.constantFrom('asc', 'desc') }).map(({ field, direction }) => ({ ...typedField(field), direction: direction.toUpperCase() })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({ field: fc.oneof(textField, timestampField, payloadField), direction: fc.constantFrom('asc', 'desc') })
+      .map(({ field, direction }) => ({ ...typedField(field), direction: direction.toUpperCase() })),
+  },
   { weight: 1, arbitrary: fc.record({ field: anyTypedField, path: fc.oneof(fc.constant(null), anyPath), direction: fc.constantFrom('ASC', 'DESC') }, { requiredKeys: ['field'] }) },
 );
 /** A page: mostly `first` (often small, so more pages follow), sometimes `last`, both, none or a size out of range. */
@@ -157,7 +162,10 @@ const typedArguments = fc
       {
         filter: fc.oneof(
           fc.constant(null),
-          fc.record({ conditions: fc.oneof(fc.constant(null), fc.array(fc.oneof({ weight: 4, arbitrary: wellFormedTypedCondition }, { weight: 1, arbitrary: hostileTypedCondition }), { maxLength: 3 })) }, { requiredKeys: [] }),
+          fc.record(
+            { conditions: fc.oneof(fc.constant(null), fc.array(fc.oneof({ weight: 4, arbitrary: wellFormedTypedCondition }, { weight: 1, arbitrary: hostileTypedCondition }), { maxLength: 3 })) },
+            { requiredKeys: [] },
+          ),
         ),
         orderBy: fc.array(typedOrder, { maxLength: 2 }),
       },
@@ -341,13 +349,13 @@ test('GraphQL: a cursor the graph never gave is BAD_REQUEST, or a page, never an
   );
   await fc.assert(
     fc.asyncProperty(cursor, fc.constantFrom('after', 'before'), fc.boolean(), async (at, side, within) => {
-      await graphRecords(sut, side === 'after' ? { first: 3, after: at } : { last: 3, before: at } as Record<string, unknown>, within);
+      await graphRecords(sut, side === 'after' ? { first: 3, after: at } : ({ last: 3, before: at } as Record<string, unknown>), within);
     }),
     { numRuns: 50 },
   );
 });
 
-test('GraphQL: a dateTime operand that is not an instant is the client\'s error, never an internal one, as a variable or in the document', async () => {
+test("GraphQL: a dateTime operand that is not an instant is the client's error, never an internal one, as a variable or in the document", async () => {
   for (const dateTime of ['yesterday', '2025-13-45T99:99:99Z', '', '2025-01-01']) {
     const variables = { filter: { conditions: [{ field: 'CREATED_AT', operator: 'GT', value: { dateTime } }] } };
     const literal = `{ records(filter: { conditions: [{ field: CREATED_AT, operator: GT, value: { dateTime: ${JSON.stringify(dateTime)} } }] }) { nodes { id } } }`;

@@ -60,7 +60,7 @@ test('10,000 aliases of one field: QUERY_TOO_LARGE before validation; 16 of them
 });
 
 // Issue 24: every version's questionnaire (28,500) runs; aliases multiply it past the limit.
-test('every version\'s questionnaire under aliases multiplies its cost: QUERY_TOO_COMPLEX', async () => {
+test("every version's questionnaire under aliases multiplies its cost: QUERY_TOO_COMPLEX", async () => {
   const every = QUESTIONNAIRE.replace('modelVersion(model: "re-indicators-specification", version: "0.0.4")', 'modelVersions');
   const once = await graphql({ query: `{ ${every} }` });
   expect(once.status).toBe(200);

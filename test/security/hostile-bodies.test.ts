@@ -79,11 +79,18 @@ describe.each<Backend>(await backendsUnderTest())('every facade on %s', (backend
   });
 
   // Issue 13, item 5: a decoder would replace the bad bytes and accept a body the client never sent.
-  test('a JSON body that is not UTF-8 is 400 in each facade\'s envelope, never repaired', async () => {
+  test("a JSON body that is not UTF-8 is 400 in each facade's envelope, never repaired", async () => {
     const bytes = Buffer.concat([Buffer.from('{"payload":{"id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}')]);
     const send = (listener: string, path: string) =>
-      fetch(url(listener) + path, { method: 'POST', body: bytes, headers: { 'content-type': 'application/json', 'idempotency-key': `bytes-${++unique}` } }).then(async (r) => ({ status: r.status, body: await r.json() }));
-    for (const [listener, path] of [['core', `${SAMPLE}:validate`], ['core', `${SAMPLE}:create`], ['core', `${SAMPLE}:query`]]) {
+      fetch(url(listener) + path, { method: 'POST', body: bytes, headers: { 'content-type': 'application/json', 'idempotency-key': `bytes-${++unique}` } }).then(async (r) => ({
+        status: r.status,
+        body: await r.json(),
+      }));
+    for (const [listener, path] of [
+      ['core', `${SAMPLE}:validate`],
+      ['core', `${SAMPLE}:create`],
+      ['core', `${SAMPLE}:query`],
+    ]) {
       expect(await send(listener!, path!)).toEqual({ status: 400, body: { code: 'BAD_REQUEST', message: 'request body is not valid UTF-8', details: null } });
     }
     for (const path of ['/records', '/records/query']) {
@@ -96,12 +103,18 @@ describe.each<Backend>(await backendsUnderTest())('every facade on %s', (backend
 
   test('core :validate of any payload object: a three-result report', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(hostileObject, deeplyNested(70).map((d) => ({ d }))), async (payload) => {
-        const answer = await post('core', `${SAMPLE}:validate`, { payload });
-        expectCodeEnvelope(answer, CORE_CODES);
-        expectNoLeak(answer);
-        if (answer.status === 200) expect(answer.json.results.map((r: { kind: string }) => r.kind)).toEqual(['JsonSchema', 'Shacl', 'Owl']);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          hostileObject,
+          deeplyNested(70).map((d) => ({ d })),
+        ),
+        async (payload) => {
+          const answer = await post('core', `${SAMPLE}:validate`, { payload });
+          expectCodeEnvelope(answer, CORE_CODES);
+          expectNoLeak(answer);
+          if (answer.status === 200) expect(answer.json.results.map((r: { kind: string }) => r.kind)).toEqual(['JsonSchema', 'Shacl', 'Owl']);
+        },
+      ),
       RUNS,
     );
   });
@@ -185,10 +198,7 @@ describe.each<Backend>(await backendsUnderTest())('every facade on %s', (backend
   });
 
   test('impact POST /compute of any request object: FastAPI shapes only', async () => {
-    const request = fc.record(
-      { model_versions: fc.oneof(hostileObject, hostileJson), product_system: hostileJson, lci_datasets: hostileJson, assessment_context: hostileJson },
-      { requiredKeys: [] },
-    );
+    const request = fc.record({ model_versions: fc.oneof(hostileObject, hostileJson), product_system: hostileJson, lci_datasets: hostileJson, assessment_context: hostileJson }, { requiredKeys: [] });
     await fc.assert(
       fc.asyncProperty(fc.oneof(request, hostileJson), async (body) => {
         const answer = await post('impact', '/compute', body);

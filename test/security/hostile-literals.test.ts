@@ -87,7 +87,7 @@ describe.each(backends)('the whole system (npm run serve, jwt_jwks, %s)', (backe
     const answers = await Promise.all(HOSTILE.flatMap(([, query]) => [query, query]).map((query) => call(server.url('gateway'), 'POST', '/graphql', { body: { query }, headers: bearer(token) })));
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 400));
     expect((await call(server.url('core'), 'GET', '/admin/health')).status).toBe(200);
-    expect(await rssMb(server.pid) - rssBefore).toBeLessThan(100);
+    expect((await rssMb(server.pid)) - rssBefore).toBeLessThan(100);
   });
 
   test('SIGTERM stops it: no worker is left spinning', async () => {
@@ -125,6 +125,6 @@ describe('a subgraph port (PROCESS_ROLE=subgraph, models)', () => {
   });
 
   test('its memory stays bounded', async () => {
-    expect(await rssMb(server.pid) - rssBefore).toBeLessThan(100);
+    expect((await rssMb(server.pid)) - rssBefore).toBeLessThan(100);
   });
 });

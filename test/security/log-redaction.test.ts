@@ -22,10 +22,13 @@ beforeAll(async () => {
   // A version whose OWL host fails (a logged registry problem) and an indicator version whose
   // calculation overflows (a logged internal failure); that version has no artifacts, so it validates.
   host.serve('/mini/2.0/owl.ttl', { status: 500, body: 'upstream failure' });
-  host.serve('/re/0.0.8/calculation.json', JSON.stringify({
-    model_version: '0.0.8',
-    indicator_configurations: { IND: { parameters: [{ parameter_ref: 'P1', weight: 1, questions: [{ question_id: 'Q1', weight: 10, answers: [{ answer_id: 'a', score: 1e308 }] }] }] } },
-  }));
+  host.serve(
+    '/re/0.0.8/calculation.json',
+    JSON.stringify({
+      model_version: '0.0.8',
+      indicator_configurations: { IND: { parameters: [{ parameter_ref: 'P1', weight: 1, questions: [{ question_id: 'Q1', weight: 10, answers: [{ answer_id: 'a', score: 1e308 }] }] }] } },
+    }),
+  );
   host.serve('/catalog.json', JSON.stringify([...mini.catalog, { model: 'mini', version: '2.0', base_url: `${host.url}/mini/2.0/` }, { model: 're-indicators-specification', version: '0.0.8' }]));
 });
 afterAll(() => host?.stop());
@@ -44,7 +47,10 @@ class Secrets {
   /** A token and its parts (a log could hold a header, a payload or a signature alone). */
   token(token: string): string {
     this.keep(token);
-    token.split('.').filter((part) => part.length > 16).forEach((part) => this.keep(part));
+    token
+      .split('.')
+      .filter((part) => part.length > 16)
+      .forEach((part) => this.keep(part));
     return token;
   }
 }
@@ -63,7 +69,14 @@ test('jwt_jwks: a full run leaves no token, Authorization header or refused payl
   const secrets = new Secrets();
   let server: ServerProcess | undefined;
   try {
-    server = await spawnServer({ ...registryEnv, ...idp.authEnv(), AUTH_JWKS_REFRESH_SECS: '1', LOG_LEVEL: 'trace', REGISTRY_REQUIRE_HTTPS: 'false', ARTIFACT_BASE_URL_TEMPLATE: `${host.url}/re/{version}/` });
+    server = await spawnServer({
+      ...registryEnv,
+      ...idp.authEnv(),
+      AUTH_JWKS_REFRESH_SECS: '1',
+      LOG_LEVEL: 'trace',
+      REGISTRY_REQUIRE_HTTPS: 'false',
+      ARTIFACT_BASE_URL_TEMPLATE: `${host.url}/re/{version}/`,
+    });
     const url = server.url.bind(server);
     const auth = (token: string) => ({ authorization: `Bearer ${secrets.token(token)}` });
     const good = auth(await idp.sign({ scope: 'records:read records:write' }));
@@ -77,7 +90,10 @@ test('jwt_jwks: a full run leaves no token, Authorization header or refused payl
       const headers = auth(token);
       await call(url('core'), 'POST', '/models/mini/versions/1.0:create', { body: { payload: { ...VALID_WIDGET, note: secrets.marker() } }, headers: { ...headers, 'idempotency-key': 'k1' } });
       await call(url('records'), 'POST', '/records', { body: { id: 'x', model: 'm', version: '1', payload: secrets.marker() }, headers: { ...headers, 'idempotency-key': 'k2' } });
-      await call(url('gateway'), 'POST', '/graphql', { body: { query: 'query ($p: JSONObject!) { modelVersion(model: "mini", version: "1.0") { validation(payload: $p) { passed } } }', variables: { p: { m: secrets.marker() } } }, headers });
+      await call(url('gateway'), 'POST', '/graphql', {
+        body: { query: 'query ($p: JSONObject!) { modelVersion(model: "mini", version: "1.0") { validation(payload: $p) { passed } } }', variables: { p: { m: secrets.marker() } } },
+        headers,
+      });
       await call(url('indicators'), 'POST', '/compute', { body: { payload: { indicator_specification_id: secrets.marker() } }, headers });
     }
     // Refused with a valid token: forbidden, invalid, malformed, too deep, unknown model, conflicts.
@@ -92,7 +108,10 @@ test('jwt_jwks: a full run leaves no token, Authorization header or refused payl
     await call(url('indicators'), 'POST', '/compute', { body: { payload: { indicator_specification_id: 'IND', note: secrets.marker() } }, headers: good });
     // An internal failure (a score that overflows) while a payload and a token are in the request.
     const overflow = await call(url('indicators'), 'POST', '/compute', {
-      body: { model_version: '0.0.8', payload: { indicator_specification_id: 'IND', note: secrets.marker(), parameter_assessments: [{ parameter_id: 'P1', question_answers: [{ question_id: 'Q1', selected_answer_id: 'a' }] }] } },
+      body: {
+        model_version: '0.0.8',
+        payload: { indicator_specification_id: 'IND', note: secrets.marker(), parameter_assessments: [{ parameter_id: 'P1', question_answers: [{ question_id: 'Q1', selected_answer_id: 'a' }] }] },
+      },
       headers: good,
     });
     expect(overflow.status).toBe(500);

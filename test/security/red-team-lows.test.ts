@@ -30,14 +30,17 @@ const graphql = (server: ServerProcess, listener: string, query: string, variabl
   call(server.url(listener), 'POST', '/graphql', { body: { query, variables }, headers: bearer(token) });
 
 function serverErrors(server: ServerProcess): Array<Record<string, any>> {
-  return server.output().split('\n').flatMap((line) => {
-    try {
-      const entry = JSON.parse(line);
-      return entry.msg === 'server error' ? [entry] : [];
-    } catch {
-      return [];
-    }
-  });
+  return server
+    .output()
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        const entry = JSON.parse(line);
+        return entry.msg === 'server error' ? [entry] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 const MISSPELT: Array<[string, Record<string, unknown>]> = [
@@ -97,7 +100,9 @@ describe('the whole system', () => {
     const cursor = first.json.data.records.pageInfo.endCursor;
     expect((await page('a', cursor)).json.data.records.nodes).toHaveLength(1);
     const other = await page('b', cursor);
-    expect(other.json.errors).toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST', details: { at: 'after', reason: 'the cursor belongs to another filter or order (orderBy) of the records' } } })]);
+    expect(other.json.errors).toEqual([
+      expect.objectContaining({ extensions: { code: 'BAD_REQUEST', details: { at: 'after', reason: 'the cursor belongs to another filter or order (orderBy) of the records' } } }),
+    ]);
   });
 
   test('no secret of these requests reached the log', () => {
@@ -134,7 +139,12 @@ describe('distributed: a gateway over a subgraph that errs and one that is down'
     expect(answer.json.errors).toEqual([expect.objectContaining({ message: 'internal error', extensions: { code: 'INTERNAL_ERROR' } })]);
     const requestId = answer.headers.get('x-request-id');
     const line = await eventually(() => serverErrors(gateway).find((entry) => entry.requestId === requestId) ?? null);
-    expect(line).toMatchObject({ door: 'graphql', operation: 'query { modelVersions }', codes: ['INTERNAL_ERROR'], causes: [{ class: 'GraphQLFormattedError', message: 'boom downstream', code: 'SOMETHING_OF_ITS_OWN' }] });
+    expect(line).toMatchObject({
+      door: 'graphql',
+      operation: 'query { modelVersions }',
+      codes: ['INTERNAL_ERROR'],
+      causes: [{ class: 'GraphQLFormattedError', message: 'boom downstream', code: 'SOMETHING_OF_ITS_OWN' }],
+    });
   });
 
   test('a subgraph that is down: 503 SUBGRAPH_UNAVAILABLE in the facade envelope, its code on /graphql, one line with the cause', async () => {
@@ -146,7 +156,13 @@ describe('distributed: a gateway over a subgraph that errs and one that is down'
     expect(graph.json.errors).toEqual([expect.objectContaining({ message: 'the impact subgraph could not be reached', extensions: { code: 'SUBGRAPH_UNAVAILABLE', details: null } })]);
     const requestId = capabilities.headers.get('x-request-id');
     const line = await eventually(() => serverErrors(gateway).find((entry) => entry.requestId === requestId) ?? null);
-    expect(line).toMatchObject({ door: 'impact', route: '/capabilities', status: 503, codes: ['SUBGRAPH_UNAVAILABLE'], causes: [{ class: 'Error', message: 'the impact subgraph could not be reached: ECONNREFUSED' }] });
+    expect(line).toMatchObject({
+      door: 'impact',
+      route: '/capabilities',
+      status: 503,
+      codes: ['SUBGRAPH_UNAVAILABLE'],
+      causes: [{ class: 'Error', message: 'the impact subgraph could not be reached: ECONNREFUSED' }],
+    });
     expect(line!.operation).toEqual(expect.any(String));
   });
 });
@@ -157,14 +173,23 @@ describe('a subgraph port', () => {
 
   beforeAll(async () => {
     database = await createDatabase('sqlite');
-    server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), DATABASE_URL: database.url, WORKERS: '2', PROCESS_ROLE: 'subgraph', SUBGRAPH: 'models', SUBGRAPH_PORT: '0', GATEWAY_SUBGRAPH_SECRET: SUBGRAPH_SECRET });
+    server = await spawnServer({
+      ...HOSTILE_SYSTEM_ENV,
+      ...idp.authEnv(),
+      DATABASE_URL: database.url,
+      WORKERS: '2',
+      PROCESS_ROLE: 'subgraph',
+      SUBGRAPH: 'models',
+      SUBGRAPH_PORT: '0',
+      GATEWAY_SUBGRAPH_SECRET: SUBGRAPH_SECRET,
+    });
   });
   afterAll(async () => {
     await server?.stop();
     await database?.drop();
   });
 
-  test.each(['GET /nope', 'POST /nope', 'GET /graphql/x'])('%s: a JSON 404, not express\'s HTML page', async (request) => {
+  test.each(['GET /nope', 'POST /nope', 'GET /graphql/x'])("%s: a JSON 404, not express's HTML page", async (request) => {
     const [method, path] = request.split(' ') as [string, string];
     const answer = await call(server.url('subgraph:models'), method, path);
     expect(answer.status).toBe(404);

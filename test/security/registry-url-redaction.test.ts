@@ -38,13 +38,12 @@ beforeAll(async () => {
   host.serve('/mini/1.0/shacl.ttl', { status: 503, body: 'upstream detail' });
   host.serve('/huge/schema.json', { stream: {} });
   host.serve('/catalog.json', { status: 503 });
-  sut = await startTestSystem(
-    {
-      ...NO_AUTH,
-      REGISTRY_CATALOG_URL: secretUrl(host.url, '/catalog.json'),
-      REGISTRY_REQUIRE_HTTPS: 'false',
-      REGISTRY_FETCH_TIMEOUT_MS: '5000',
-      REGISTRY_ARTIFACT_MAX_BYTES: '65536',
+  sut = await startTestSystem({
+    ...NO_AUTH,
+    REGISTRY_CATALOG_URL: secretUrl(host.url, '/catalog.json'),
+    REGISTRY_REQUIRE_HTTPS: 'false',
+    REGISTRY_FETCH_TIMEOUT_MS: '5000',
+    REGISTRY_ARTIFACT_MAX_BYTES: '65536',
   });
   core = sut.url('core');
   host.serve(

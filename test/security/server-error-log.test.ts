@@ -66,7 +66,7 @@ describePostgres('the records store down', () => {
     expect(answer.json.errors[0].extensions.code).toBe('STORE_ERROR');
     // Written once the answer has gone out, which the client may see first.
     const ofRequest = () => serverErrors(sut).filter((l) => l.requestId === answer.headers.get('x-request-id'));
-    const [line, ...more] = await eventually(() => (ofRequest().length > 0 ? ofRequest() : null)) ?? [];
+    const [line, ...more] = (await eventually(() => (ofRequest().length > 0 ? ofRequest() : null))) ?? [];
     expect(more).toEqual([]);
     expect(line).toMatchObject({ door: 'graphql', operation: 'LatestRecords', status: 200, codes: ['STORE_ERROR'], causes: [{ class: expect.any(String), message: expect.any(String) }] });
   });
@@ -81,21 +81,27 @@ describePostgres('the records store down', () => {
 
 test('a subgraph that is down: 503 SUBGRAPH_UNAVAILABLE and one line with the cause, none of the address in the answer', async () => {
   const refused = 'http://127.0.0.1:9/graphql';
-  const sut = await startTestSystem(
-    {
-      AUTH_MODE: 'none',
-      AUTH_ALLOW_INSECURE_NONE: 'true',
-      PROCESS_ROLE: 'gateway',
-      GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret',
-      MODELS_SUBGRAPH_URL: refused,
-      INDICATORS_SUBGRAPH_URL: refused,
-      IMPACT_SUBGRAPH_URL: refused,
+  const sut = await startTestSystem({
+    AUTH_MODE: 'none',
+    AUTH_ALLOW_INSECURE_NONE: 'true',
+    PROCESS_ROLE: 'gateway',
+    GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret',
+    MODELS_SUBGRAPH_URL: refused,
+    INDICATORS_SUBGRAPH_URL: refused,
+    IMPACT_SUBGRAPH_URL: refused,
   });
   const answer = await call(sut.url('core'), 'GET', '/models');
   expect(answer.status).toBe(503);
   expect(answer.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
   await eventually(() => serverErrors(sut).length > 0);
   expect(serverErrors(sut)).toEqual([
-    expect.objectContaining({ requestId: answer.headers.get('x-request-id'), door: 'core', route: '/models', status: 503, codes: ['SUBGRAPH_UNAVAILABLE'], causes: [{ class: 'Error', message: 'the models subgraph could not be reached: ECONNREFUSED' }] }),
+    expect.objectContaining({
+      requestId: answer.headers.get('x-request-id'),
+      door: 'core',
+      route: '/models',
+      status: 503,
+      codes: ['SUBGRAPH_UNAVAILABLE'],
+      causes: [{ class: 'Error', message: 'the models subgraph could not be reached: ECONNREFUSED' }],
+    }),
   ]);
 });

@@ -38,7 +38,10 @@ async function startFrom(file: string, site: Record<string, string>, ports: Reco
 }
 
 function startedLine(server: ServerProcess): Record<string, any> {
-  const line = server.output().split('\n').find((text) => text.includes('"msg":"started"'));
+  const line = server
+    .output()
+    .split('\n')
+    .find((text) => text.includes('"msg":"started"'));
   return JSON.parse(line!);
 }
 

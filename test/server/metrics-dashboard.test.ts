@@ -18,7 +18,6 @@ function metricNames(expr: string): string[] {
   return [...expr.matchAll(/\b([a-z][a-z0-9]*_[a-z0-9_]+)\b(?!\s*\()/g)].map((match) => match[1]!);
 }
 
-
 let sut: TestSystem;
 
 beforeAll(async () => {
@@ -33,7 +32,7 @@ afterAll(async () => {
   await sut?.stop();
 });
 
-test('every scrape, whichever worker it reaches, counts every worker\'s requests', async () => {
+test("every scrape, whichever worker it reaches, counts every worker's requests", async () => {
   const scrapes = await Promise.all(Array.from({ length: 4 }, () => callOnNewConnection(sut.url('core'), 'GET', '/admin/metrics').then((answer) => answer.text)));
   const modelsCount = (text: string) => Number(/^http_request_duration_seconds_count\{facade="core",route="\/models",method="GET",status="200"\} (\d+)$/m.exec(text)?.[1]);
   expect(scrapes.map(modelsCount)).toEqual([10, 10, 10, 10]);
@@ -42,7 +41,12 @@ test('every scrape, whichever worker it reaches, counts every worker\'s requests
 
 test('every metric the Grafana dashboard uses is exported', async () => {
   const scrape = await callOnNewConnection(sut.url('core'), 'GET', '/admin/metrics').then((answer) => answer.text);
-  const exported = new Set(scrape.split('\n').filter((line) => line && !line.startsWith('#')).map((line) => line.split(/[{ ]/)[0]));
+  const exported = new Set(
+    scrape
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => line.split(/[{ ]/)[0]),
+  );
   const used = [...new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricNames(target.expr))))].sort();
   expect(used.length).toBeGreaterThan(15);
   // The database pool's metrics exist on PostgreSQL only (SQLite has no pool); CI always has PostgreSQL.

@@ -15,7 +15,6 @@ const fileCatalog = JSON.stringify([{ model: 're-indicators-specification', vers
 
 const lines = (sut: TestSystem, msg: string) => sut.logs.filter((line) => line.msg === msg);
 
-
 describe('start-up and access log, as `npm run serve` starts', () => {
   let sut: TestSystem;
   beforeAll(async () => {

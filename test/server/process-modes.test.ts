@@ -110,8 +110,7 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
 
   // Issue 13, item 6: a subgraph port verifies identity like the edge, for everything but its health probe.
   describe('a subgraph port called directly, not by the gateway', () => {
-    const direct = (name: string, query: string, headers: Record<string, string> = {}) =>
-      call(subgraphs[name]!.url(`subgraph:${name}`), 'POST', '/graphql', { body: { query }, headers });
+    const direct = (name: string, query: string, headers: Record<string, string> = {}) => call(subgraphs[name]!.url(`subgraph:${name}`), 'POST', '/graphql', { body: { query }, headers });
 
     test.each([
       ['models', '{ _service { sdl } }'],
@@ -159,8 +158,13 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
 
     test.each([
       ['16 aliases', `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: modelVersionCount`).join(' ')} }`, 'TOO_MANY_ALIASES', { limit: 15, actual: 16 }],
-      ['5 aliases of pages of 1,000 records', `{ ${Array.from({ length: 5 }, (_, i) => `r${i}: records(first: 1000) { nodes { payload } }`).join(' ')} }`, 'QUERY_TOO_COMPLEX', { limit: 50000, actual: 155005, path: 'r0.nodes.payload' }],
-    ])('the edge\'s operation limits hold on the subgraph port too: %s is 400 %s', async (_what, query, code, details) => {
+      [
+        '5 aliases of pages of 1,000 records',
+        `{ ${Array.from({ length: 5 }, (_, i) => `r${i}: records(first: 1000) { nodes { payload } }`).join(' ')} }`,
+        'QUERY_TOO_COMPLEX',
+        { limit: 50000, actual: 155005, path: 'r0.nodes.payload' },
+      ],
+    ])("the edge's operation limits hold on the subgraph port too: %s is 400 %s", async (_what, query, code, details) => {
       const answer = await direct('models', query, { authorization: `Bearer ${token}` });
       expect(answer.status).toBe(400);
       expect(answer.json).toEqual({ errors: [{ message: expect.any(String), extensions: { code, details } }] });

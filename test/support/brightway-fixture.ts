@@ -205,7 +205,11 @@ export function snapshotDirectory(directory: string): Record<string, string> {
     for (const entry of readdirSync(path.join(directory, relative), { withFileTypes: true })) {
       const child = path.join(relative, entry.name);
       const info = statSync(path.join(directory, child));
-      const content = entry.isFile() ? createHash('sha256').update(readFileSync(path.join(directory, child))).digest('hex') : 'dir';
+      const content = entry.isFile()
+        ? createHash('sha256')
+            .update(readFileSync(path.join(directory, child)))
+            .digest('hex')
+        : 'dir';
       snapshot[child] = `${info.size} ${info.mode} ${info.mtimeMs} ${content}`;
       if (entry.isDirectory()) visit(child);
     }

@@ -45,7 +45,7 @@ export class Haproxy {
   /** Whether HAProxy is installed: skip with a message otherwise, but never under CI=true (then fail). */
   static available(): boolean {
     const found = spawnSync(HAPROXY, ['-v'], { stdio: 'ignore' }).status === 0;
-    if (!found && process.env.CI === 'true') throw new Error('haproxy not found under CI (.ci/run installs Debian\'s package)');
+    if (!found && process.env.CI === 'true') throw new Error("haproxy not found under CI (.ci/run installs Debian's package)");
     if (!found) console.warn('skipping: haproxy not found (apt-get install haproxy)');
     return found;
   }
@@ -82,7 +82,10 @@ export class Haproxy {
   /** Each replica's check state (`UP`, `DOWN`, `UP 1/2`, …), by server name. */
   async states(): Promise<Record<string, string>> {
     const csv = await (await fetch(`${this.url('stats')}/stats;csv`)).text();
-    const [header, ...rows] = csv.trim().split('\n').map((line) => line.split(','));
+    const [header, ...rows] = csv
+      .trim()
+      .split('\n')
+      .map((line) => line.split(','));
     const column = (name: string) => header!.findIndex((cell) => cell.replace(/^# /, '') === name);
     const [proxy, server, status] = [column('pxname'), column('svname'), column('status')];
     return Object.fromEntries(rows.filter((row) => row[proxy] === this.checked && /^r\d+$/.test(row[server]!)).map((row) => [row[server]!, row[status]!]));

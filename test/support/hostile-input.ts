@@ -10,14 +10,61 @@ import type { Answer } from './system.js';
 
 /** Keys aimed at prototypes, other query languages, SQL and quoting. */
 const HOSTILE_KEYS = [
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '$where', '$gt', '$ne',
-  "'; DROP TABLE records; --", '" OR "1"="1', "a'b", 'a"b', 'a\\b', 'a\\"b', '\u0000', '\u202e', '\ud83d\ude00', '\ud800',
-  'payload', 'filter', 'where', 'id', 'model', '..', '[0]', '', ' ',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '$where',
+  '$gt',
+  '$ne',
+  "'; DROP TABLE records; --",
+  '" OR "1"="1',
+  "a'b",
+  'a"b',
+  'a\\b',
+  'a\\"b',
+  '\u0000',
+  '\u202e',
+  '\ud83d\ude00',
+  '\ud800',
+  'payload',
+  'filter',
+  'where',
+  'id',
+  'model',
+  '..',
+  '[0]',
+  '',
+  ' ',
 ];
 
 const HOSTILE_STRINGS = [
-  ...HOSTILE_KEYS, '\\', '\\\\', "'", '"', "''", '%', '_', '\\%', ' OR 1=1', "') OR ('a'='a", '1e309', 'NaN', 'Infinity', 'null', 'true',
-  '2025-01-01T00:00:00Z', '2025-13-45T99:99:99Z', '-1', '9'.repeat(400), 'x'.repeat(5000), '\u0000\u0000', '\udfff\ud800', '\u2028\u2029',
+  ...HOSTILE_KEYS,
+  '\\',
+  '\\\\',
+  "'",
+  '"',
+  "''",
+  '%',
+  '_',
+  '\\%',
+  ' OR 1=1',
+  "') OR ('a'='a",
+  '1e309',
+  'NaN',
+  'Infinity',
+  'null',
+  'true',
+  '2025-01-01T00:00:00Z',
+  '2025-13-45T99:99:99Z',
+  '-1',
+  '9'.repeat(400),
+  'x'.repeat(5000),
+  '\u0000\u0000',
+  '\udfff\ud800',
+  '\u2028\u2029',
 ];
 
 /** Beyond double precision, beyond 64-bit integers, subnormal, negative zero. */
@@ -41,8 +88,7 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown; ar
 export const hostileObject = fc.array(fc.tuple(hostileKey, hostileJson), { maxLength: 6 }).map((entries) => Object.fromEntries(entries));
 
 /** A value buried under 1 to `max` arrays or objects: both sides of SERVER_JSON_MAX_DEPTH. */
-export const deeplyNested = (max: number) =>
-  fc.tuple(fc.integer({ min: 1, max }), fc.boolean(), hostileJson).map(([depth, arrays, inner]) => nest(inner, depth, arrays));
+export const deeplyNested = (max: number) => fc.tuple(fc.integer({ min: 1, max }), fc.boolean(), hostileJson).map(([depth, arrays, inner]) => nest(inner, depth, arrays));
 
 function nest(inner: unknown, depth: number, arrays = true): unknown {
   let value = inner;
@@ -53,7 +99,12 @@ function nest(inner: unknown, depth: number, arrays = true): unknown {
 /** A request body as text: JSON of a hostile value, or such text cut short or garbled. */
 export const hostileBodyText = fc.oneof(
   hostileJson.map((value) => JSON.stringify(value)),
-  fc.tuple(hostileJson.map((value) => JSON.stringify(value)), fc.nat()).map(([text, cut]) => text.slice(0, cut % (text.length + 1))),
+  fc
+    .tuple(
+      hostileJson.map((value) => JSON.stringify(value)),
+      fc.nat(),
+    )
+    .map(([text, cut]) => text.slice(0, cut % (text.length + 1))),
   fc.constantFrom('', ' ', '{', '[', '{"a":}', '{"a" 1}', '[1,]', 'NaN', '{"a":Infinity}', "{'a':1}", '\ufeff{}', '"\\ud800"', '{"a":"\\u0000"}', '['.repeat(5000)),
   fc.string({ unit: 'binary', maxLength: 30 }),
 );
@@ -63,7 +114,10 @@ export const RUNS = { numRuns: 150 };
 
 /** What must never reach a client: stack frames, source paths, driver or SQL text. */
 const LEAKS = [
-  /\n\s+at /, /\bat [\w$.<>]+ \([^)]*:\d+:\d+\)/, /node_modules/, /\.[jt]s:\d+/,
+  /\n\s+at /,
+  /\bat [\w$.<>]+ \([^)]*:\d+:\d+\)/,
+  /node_modules/,
+  /\.[jt]s:\d+/,
   /syntax error|SQLSTATE|prisma|sqlite|postgres|relation "|violates|invalid input syntax|unsupported Unicode escape|invalid byte sequence/i,
 ];
 

@@ -67,7 +67,10 @@ export class InMemoryRecordStore implements RecordStore {
 
   async getRecord(id: string, viewer: Principal): Promise<StoredRecord | null> {
     this.requireOpen();
-    const found = preferred(this.withId(id).filter((entry) => visibleTo(entry, viewer)), viewer);
+    const found = preferred(
+      this.withId(id).filter((entry) => visibleTo(entry, viewer)),
+      viewer,
+    );
     return found === undefined ? null : structuredClone(found.record);
   }
 
@@ -100,7 +103,6 @@ export class InMemoryRecordStore implements RecordStore {
     return (await this.queryRecords({ where: query.where, sort: query.sort, limit: Number.MAX_SAFE_INTEGER, offset: 0 }, viewer, query.within)).length;
   }
 
-
   async grantRead(recordId: string, grantee: Grantee, owner: Principal): Promise<void> {
     this.ownEntry(recordId, owner).grants.add(grantKey(grantee));
   }
@@ -112,7 +114,10 @@ export class InMemoryRecordStore implements RecordStore {
   /** The owner's record with that id, its own namespace first; anyone else's is missing. */
   private ownEntry(recordId: string, owner: Principal): Entry {
     this.requireOpen();
-    const own = preferred(this.withId(recordId).filter((entry) => owns(owner, entry.record)), owner);
+    const own = preferred(
+      this.withId(recordId).filter((entry) => owns(owner, entry.record)),
+      owner,
+    );
     if (own === undefined) throw new DomainError('RECORD_NOT_FOUND', `record ${recordId} not found`);
     return own;
   }

@@ -178,7 +178,10 @@ export function tryConnect(port: number): Promise<string> {
 /** The primary's children, as the operating system sees them: its workers. */
 export function workerPids(server: ServerProcess): number[] {
   try {
-    return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'pid='], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'pid='], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // ps exits 1 when there is none
   }

@@ -167,12 +167,7 @@ function jsonOrUndefined(text: string): any {
 }
 
 /** A plain HTTP request as a client sends it; the body is sent as JSON unless it is a string. */
-export async function call(
-  base: string,
-  method: string,
-  path: string,
-  options: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> {
+export async function call(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
   if (options.body !== undefined) {

@@ -20,7 +20,10 @@ export class TcpProxy {
   ) {}
 
   static async start(host: string, port: number): Promise<TcpProxy> {
-    const proxy: TcpProxy = new TcpProxy(createServer((client) => proxy.relay(client)), { host, port });
+    const proxy: TcpProxy = new TcpProxy(
+      createServer((client) => proxy.relay(client)),
+      { host, port },
+    );
     await proxy.up();
     stopAtScopeEnd(() => proxy.down());
     return proxy;

@@ -1,13 +1,5 @@
 import type { GraphRequest } from './client.js';
-import {
-  type AssessmentInput,
-  CheckAssessmentDocument,
-  MyRecordsDocument,
-  type MyRecordsQuery,
-  QuestionnaireDocument,
-  SaveAssessmentDocument,
-  ScoreAssessmentDocument,
-} from '../generated/graphql.js';
+import { type AssessmentInput, CheckAssessmentDocument, MyRecordsDocument, type MyRecordsQuery, QuestionnaireDocument, SaveAssessmentDocument, ScoreAssessmentDocument } from '../generated/graphql.js';
 
 /** A form to render: one section per parameter, one choice per question. */
 export async function questionnaireForm(request: GraphRequest, model: string, version: string) {

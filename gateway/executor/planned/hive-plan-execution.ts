@@ -1,13 +1,4 @@
-import type {
-  BatchFetchNode,
-  EntityBatchAlias,
-  FetchNode,
-  FetchNodePathSegment,
-  FetchRewrite,
-  FlattenNodePathSegment,
-  PlanNode,
-  RequiresSelection,
-} from '@graphql-hive/router-query-planner';
+import type { BatchFetchNode, EntityBatchAlias, FetchNode, FetchNodePathSegment, FetchRewrite, FlattenNodePathSegment, PlanNode, RequiresSelection } from '@graphql-hive/router-query-planner';
 import { type GraphQLError, type GraphQLSchema, isAbstractType, isObjectType } from 'graphql';
 import type { SubgraphClient } from '../subgraph-client.js';
 import { type PlanRun, deepMerge, downstreamServiceError, fetchVariables } from './plan-execution.js';

@@ -134,13 +134,7 @@ export function fetchVariables(fetch: { variableUsages?: string[] }, provided: R
 }
 
 /** One fetch sent as `executeFetch` sends it; subgraph errors land in `run.errors`. */
-async function sendFetch(
-  run: PlanRun,
-  source: SubgraphClient,
-  fetch: FetchNode,
-  cursor: Cursor,
-  variables: Record<string, unknown>,
-): Promise<Record<string, unknown> | null | undefined> {
+async function sendFetch(run: PlanRun, source: SubgraphClient, fetch: FetchNode, cursor: Cursor, variables: Record<string, unknown>): Promise<Record<string, unknown> | null | undefined> {
   const response = await source.fetch({ query: fetch.operation, variables, operationName: fetch.operationName }, run.context);
   if (response.errors) {
     const pathOf = errorPaths(fetch, cursor);
@@ -153,7 +147,11 @@ async function sendFetch(
  * As `downstreamServiceError`: the subgraph's message and extensions with `serviceName`, the code
  * DOWNSTREAM_SERVICE_ERROR when the subgraph gave none, the path moved into the client's answer.
  */
-export function downstreamServiceError(error: { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> }, serviceName: string, pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined): GraphQLError {
+export function downstreamServiceError(
+  error: { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> },
+  serviceName: string,
+  pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined,
+): GraphQLError {
   const message = error.message || `Error while fetching subquery from service "${serviceName}"`;
   const code = error.extensions?.code;
   // The gateway looks codes up in a plain object (`errorCodeDef`): a code that an object inherits

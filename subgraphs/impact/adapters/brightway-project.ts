@@ -4,12 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'libsql';
 import { DomainError } from '../../../kernel/errors.js';
-import type {
-  BackgroundDatabase,
-  BackgroundProject,
-  BackgroundProjectReader,
-  EngineVersions,
-} from '../domain/impact-service.js';
+import type { BackgroundDatabase, BackgroundProject, BackgroundProjectReader, EngineVersions } from '../domain/impact-service.js';
 import { isJsonObject } from '../../../kernel/json.js';
 
 /**

@@ -81,9 +81,6 @@ export class ImpactService {
    * not touched.
    */
   compute(_request: ComputeRequest): never {
-    throw new DomainError(
-      'CALCULATION_NOT_IMPLEMENTED',
-      'impact calculation is not available: the request is valid, but this service performs no calculation yet',
-    );
+    throw new DomainError('CALCULATION_NOT_IMPLEMENTED', 'impact calculation is not available: the request is valid, but this service performs no calculation yet');
   }
 }

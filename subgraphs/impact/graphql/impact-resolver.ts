@@ -21,9 +21,7 @@ export class ImpactResolver {
 
   @Mutation(() => ImpactComputationGql, {
     nullable: true,
-    description:
-      'Computes an Integrated LCA. Not available yet: a request always fails with CALCULATION_NOT_IMPLEMENTED, and has no effect ' +
-      '(nothing is stored, no other service is called)',
+    description: 'Computes an Integrated LCA. Not available yet: a request always fails with CALCULATION_NOT_IMPLEMENTED, and has no effect ' + '(nothing is stored, no other service is called)',
   })
   computeImpact(@Arg('input', () => ComputeImpactInputGql, { description: 'What to compute it from' }) input: ComputeImpactInputGql): ImpactComputationGql | null {
     return this.impact.compute(input);

@@ -72,5 +72,6 @@ export class ComputeImpactInputGql implements ComputeRequest {
 export class ImpactComputationGql {
   @Field(() => ImpactModelVersionsGql, { description: 'The model versions used' }) modelVersions!: ImpactModelVersionsGql;
   @Directive(cost(FREE_FORM_JSON_WEIGHT))
-  @Field(() => GraphQLJSONObject, { description: 'The result, an Integrated LCA object following `modelVersions.integratedLca`' }) integratedLca!: JsonObject;
+  @Field(() => GraphQLJSONObject, { description: 'The result, an Integrated LCA object following `modelVersions.integratedLca`' })
+  integratedLca!: JsonObject;
 }

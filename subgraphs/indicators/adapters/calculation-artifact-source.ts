@@ -100,12 +100,7 @@ export class CalculationArtifactSource implements CalculationArtifactPort {
     } catch (error) {
       if (error instanceof DomainError) throw error;
       // The signal, not the error's class, tells a timeout apart: errors may come from another realm.
-      throw artifactError(
-        signal.aborted
-          ? `the artifact host did not answer within ${this.options.timeoutMs / 1000} s`
-          : 'the artifact host could not be reached',
-        url,
-      );
+      throw artifactError(signal.aborted ? `the artifact host did not answer within ${this.options.timeoutMs / 1000} s` : 'the artifact host could not be reached', url);
     }
   }
 }

@@ -62,12 +62,7 @@ export class CoreValidationClient implements CoreValidationPort {
 
   /** The signal, not the error's class, tells a timeout apart: errors may come from another realm. */
   private transportError(signal: AbortSignal, url: string): DomainError {
-    return upstreamError(
-      signal.aborted
-        ? `the core validation did not answer within ${this.options.timeoutMs / 1000} s`
-        : 'the core validation could not be reached',
-      url,
-    );
+    return upstreamError(signal.aborted ? `the core validation did not answer within ${this.options.timeoutMs / 1000} s` : 'the core validation could not be reached', url);
   }
 }
 

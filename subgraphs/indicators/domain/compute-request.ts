@@ -78,9 +78,7 @@ function parsePayload(payload: JsonObject, problems: RequestProblem[]): Assessme
   return {
     ...payload,
     indicator_specification_id: payload.indicator_specification_id as string,
-    parameter_assessments: assessments.map((item, i) =>
-      parseParameterAssessment(item, `${path}.parameter_assessments[${i}]`, problems),
-    ),
+    parameter_assessments: assessments.map((item, i) => parseParameterAssessment(item, `${path}.parameter_assessments[${i}]`, problems)),
   };
 }
 

@@ -51,11 +51,7 @@ export function validatedByCore(report: unknown, context: ValidationContext): Va
     finding_count: findings.length,
     findings_present: findings.length > 0,
     raw_report: object,
-    details: [
-      `Validated by ${context.source} for model version ${context.modelVersion}: ${verdict(passed)}, ${plural(findings.length)}.`,
-      ...results.map(resultLine),
-      ...findingLines(findings),
-    ],
+    details: [`Validated by ${context.source} for model version ${context.modelVersion}: ${verdict(passed)}, ${plural(findings.length)}.`, ...results.map(resultLine), ...findingLines(findings)],
   };
 }
 

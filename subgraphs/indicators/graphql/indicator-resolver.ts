@@ -26,7 +26,7 @@ export class IndicatorResolver {
 
   @Mutation(() => IndicatorComputationGql, {
     description:
-      'Validates an answered questionnaire of re-indicators-specification against its model version (the caller\'s bearer token is passed on ' +
+      "Validates an answered questionnaire of re-indicators-specification against its model version (the caller's bearer token is passed on " +
       'to the validating service), then scores it. Errors: INVALID_REQUEST_BODY (the input, every problem in `details.problems`), ' +
       'VALIDATION_FAILED (the assessment does not pass; `details` is the validation), CORE_UNAUTHORIZED (the validating service refused the token), ' +
       'MODEL_VERSION_NOT_FOUND, CALCULATION_ARTIFACT_NOT_FOUND, UNKNOWN_INDICATOR_SPECIFICATION, and CORE_VALIDATION_ERROR, ' +

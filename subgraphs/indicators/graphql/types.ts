@@ -60,7 +60,8 @@ export class QuestionSpecificationGql {
   readonly text!: string | null;
   @Field(() => Float, { description: "The question's weight in its parameter's score" }) readonly weight!: number;
   @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.answers }))
-  @Field(() => [AnswerOptionGql], { description: 'The answers to choose from' }) readonly answers!: readonly AnswerOptionGql[];
+  @Field(() => [AnswerOptionGql], { description: 'The answers to choose from' })
+  readonly answers!: readonly AnswerOptionGql[];
 }
 
 @ObjectType('ParameterSpecification', { description: 'One scored aspect of an indicator (a parameter), with its questions', simpleResolvers: true })
@@ -84,7 +85,8 @@ export class IndicatorSpecificationGql {
   @Field(() => String, { nullable: true, description: 'The product category it applies to (for example `Battery`); null when not given' })
   readonly productCategory!: string | null;
   @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.parameters }))
-  @Field(() => [ParameterSpecificationGql], { description: 'Its parameters, in order' }) readonly parameters!: readonly ParameterSpecificationGql[];
+  @Field(() => [ParameterSpecificationGql], { description: 'Its parameters, in order' })
+  readonly parameters!: readonly ParameterSpecificationGql[];
 }
 
 /** The models subgraph owns ModelVersion; this subgraph adds the questionnaire of its calculation artifact. */
@@ -148,7 +150,7 @@ export class QuestionScoreGql {
 @ObjectType('ParameterScore', { description: 'The score of one parameter of the indicator' })
 export class ParameterScoreGql {
   @Field({ name: 'parameterId', description: 'The parameter (a `ParameterSpecification.id`)' }) parameter_id!: string;
-  @Field(() => Float, { name: 'computedScore', description: 'Its questions\' answer scores weighted by the question weights (0 when none is answered), or its fixed score' })
+  @Field(() => Float, { name: 'computedScore', description: "Its questions' answer scores weighted by the question weights (0 when none is answered), or its fixed score" })
   computed_score!: number;
   @Field(() => [QuestionScoreGql], { name: 'questionScores', description: "One per question of the parameter, in the questionnaire's order; empty for a fixed score" })
   question_scores!: QuestionScoreGql[];

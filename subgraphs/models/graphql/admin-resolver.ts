@@ -33,7 +33,7 @@ export class AdminResolver extends healthRoot(HealthGql) {
   }
 
   @Authorized('admin.version')
-  @FieldResolver(() => ServiceVersionGql, { description: 'The registry service\'s name and versions' })
+  @FieldResolver(() => ServiceVersionGql, { description: "The registry service's name and versions" })
   version(): ServiceVersionGql {
     return this.admin.identity;
   }

@@ -36,21 +36,30 @@ export class RecordResolver {
   ) {}
 
   @Authorized('records.create')
-  @Mutation(() => CreateRecordPayloadGql, { description: 'Validates a payload against its model version, then stores it once per idempotency key. VALIDATION_FAILED (with the report) when it does not pass; MODEL_NOT_FOUND; IDEMPOTENCY_CONFLICT' })
-  async createRecord(@Arg('input', () => CreateRecordInputGql, { description: 'The model version, the payload and an idempotency key' }) input: CreateRecordInputGql, @Ctx() context: RequestContext): Promise<CreateRecordPayloadGql> {
+  @Mutation(() => CreateRecordPayloadGql, {
+    description:
+      'Validates a payload against its model version, then stores it once per idempotency key. VALIDATION_FAILED (with the report) when it does not pass; MODEL_NOT_FOUND; IDEMPOTENCY_CONFLICT',
+  })
+  async createRecord(
+    @Arg('input', () => CreateRecordInputGql, { description: 'The model version, the payload and an idempotency key' }) input: CreateRecordInputGql,
+    @Ctx() context: RequestContext,
+  ): Promise<CreateRecordPayloadGql> {
     return this.service.create(await context.identity(), { model: input.model, version: input.version }, input.payload as JsonObject, input.idempotencyKey);
   }
 
   @Authorized('records.create')
   @Mutation(() => StoreRecordPayloadGql, { description: 'Stores any JSON payload under the given id, without validation, once per idempotency key. RECORD_CONFLICT, IDEMPOTENCY_CONFLICT' })
-  async storeRecord(@Arg('input', () => StoreRecordInputGql, { description: 'The record and an idempotency key' }) input: StoreRecordInputGql, @Ctx() context: RequestContext): Promise<StoreRecordPayloadGql> {
+  async storeRecord(
+    @Arg('input', () => StoreRecordInputGql, { description: 'The record and an idempotency key' }) input: StoreRecordInputGql,
+    @Ctx() context: RequestContext,
+  ): Promise<StoreRecordPayloadGql> {
     const record = { id: input.id, model: input.model, version: input.version, payload: (input.payload ?? null) as JsonValue };
     return this.service.storeRecord(await context.identity(), record, input.idempotencyKey);
   }
 
   @Authorized('records.read')
   @Query(() => RecordGql, { nullable: true, description: 'One record; null when it does not exist or you may not read it' })
-  async record(@Arg('id', () => ID, { description: 'The record\'s id' }) id: string, @Ctx() context: RequestContext): Promise<StoredRecord | null> {
+  async record(@Arg('id', () => ID, { description: "The record's id" }) id: string, @Ctx() context: RequestContext): Promise<StoredRecord | null> {
     return this.service.find(await context.identity(), id, context.budget);
   }
 
@@ -74,14 +83,20 @@ export class RecordResolver {
 
   @Authorized('records.grant')
   @Mutation(() => RecordReadGrantPayloadGql, { description: 'Lets one subject or one tenant read one of your records. RECORD_NOT_FOUND when it is not yours' })
-  async grantRecordRead(@Arg('input', () => RecordReadGrantInputGql, { description: 'Your record and who may read it' }) input: RecordReadGrantInputGql, @Ctx() context: RequestContext): Promise<RecordReadGrantPayloadGql> {
+  async grantRecordRead(
+    @Arg('input', () => RecordReadGrantInputGql, { description: 'Your record and who may read it' }) input: RecordReadGrantInputGql,
+    @Ctx() context: RequestContext,
+  ): Promise<RecordReadGrantPayloadGql> {
     await this.service.grantRead(await context.identity(), input.recordId, input);
     return grantPayload(input, true);
   }
 
   @Authorized('records.grant')
   @Mutation(() => RecordReadGrantPayloadGql, { description: 'Withdraws a read grant (nothing happens when there is none). RECORD_NOT_FOUND when the record is not yours' })
-  async revokeRecordRead(@Arg('input', () => RecordReadGrantInputGql, { description: 'Your record and whose grant to withdraw' }) input: RecordReadGrantInputGql, @Ctx() context: RequestContext): Promise<RecordReadGrantPayloadGql> {
+  async revokeRecordRead(
+    @Arg('input', () => RecordReadGrantInputGql, { description: 'Your record and whose grant to withdraw' }) input: RecordReadGrantInputGql,
+    @Ctx() context: RequestContext,
+  ): Promise<RecordReadGrantPayloadGql> {
     await this.service.revokeRead(await context.identity(), input.recordId, input);
     return grantPayload(input, false);
   }
@@ -107,17 +122,10 @@ export class ModelVersionRecordsResolver {
   async records(@Root() parent: ModelVersionGql, @Args() args: RecordPageArgsGql, @Ctx() context: RequestContext, @Info() info: GraphQLResolveInfo): Promise<RecordConnectionGql> {
     return recordConnection(this.service, context, args, { model: parent.model, version: parent.version }, info);
   }
-
 }
 
 /** A page of the records the caller may read, within one model version or all of them. */
-async function recordConnection(
-  service: RecordService,
-  context: RequestContext,
-  args: RecordPageArgsGql,
-  within: ModelVersion | null,
-  info: GraphQLResolveInfo,
-): Promise<RecordConnectionSource> {
+async function recordConnection(service: RecordService, context: RequestContext, args: RecordPageArgsGql, within: ModelVersion | null, info: GraphQLResolveInfo): Promise<RecordConnectionSource> {
   const caller = await context.identity();
   // Only the cursors asked for (a count, where a page ends): no payload is read.
   const keysOnly = !selects(info, 'edges') && !selects(info, 'nodes');
@@ -132,11 +140,13 @@ async function recordConnection(
 
 /** `jsonFilter`, which holds the whole query and its page: with any other argument it is BAD_REQUEST. */
 function alone({ jsonFilter, ...others }: RecordPageArgsGql): unknown {
-  const given = Object.entries(others).filter(([, value]) => value !== undefined && value !== null).map(([name]) => name);
-  if (given.length > 0) throw new DomainError('BAD_REQUEST', `jsonFilter holds the whole query and its page: leave out ${given.join(', ')}`, { at: 'jsonFilter', reason: 'given with other arguments' });
+  const given = Object.entries(others)
+    .filter(([, value]) => value !== undefined && value !== null)
+    .map(([name]) => name);
+  if (given.length > 0)
+    throw new DomainError('BAD_REQUEST', `jsonFilter holds the whole query and its page: leave out ${given.join(', ')}`, { at: 'jsonFilter', reason: 'given with other arguments' });
   return jsonFilter;
 }
-
 
 function connectionOf(page: RecordPage): RecordConnectionGql {
   return {

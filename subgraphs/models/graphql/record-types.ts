@@ -22,9 +22,9 @@ registerEnumType(RecordFieldGql, {
   name: 'RecordField',
   description: 'A field of a record to filter or order by',
   valuesConfig: {
-    ID: { description: 'The record\'s id' },
+    ID: { description: "The record's id" },
     MODEL: { description: 'Its model' },
-    VERSION: { description: 'Its model\'s version' },
+    VERSION: { description: "Its model's version" },
     CREATED_AT: { description: 'When it was stored (compared as an instant)' },
     UPDATED_AT: { description: 'When it last changed (compared as an instant)' },
     PAYLOAD: { description: 'A value inside its payload, named by `path`' },
@@ -127,15 +127,15 @@ export class RecordConnectionGql {
 export class CreateRecordInputGql {
   @Field({ description: 'The model' }) model!: string;
   @Field({ description: 'Its version' }) version!: string;
-  @Field(() => GraphQLJSONObject, { description: 'The payload; it must pass every validator of the model version. Its `id`, when a non-empty string, becomes the record\'s id' })
+  @Field(() => GraphQLJSONObject, { description: "The payload; it must pass every validator of the model version. Its `id`, when a non-empty string, becomes the record's id" })
   payload!: Record<string, unknown>;
   @Field({ description: 'Makes retries safe: the same key with the same request answers the first record (replayed: true); with another request, IDEMPOTENCY_CONFLICT' })
   idempotencyKey!: string;
 }
 
-@InputType('StoreRecordInput', { description: 'A record stored as given, without validation (the records backend\'s own write)' })
+@InputType('StoreRecordInput', { description: "A record stored as given, without validation (the records backend's own write)" })
 export class StoreRecordInputGql {
-  @Field(() => ID, { description: 'The record\'s id; RECORD_CONFLICT when your tenant already holds it under another key' }) id!: string;
+  @Field(() => ID, { description: "The record's id; RECORD_CONFLICT when your tenant already holds it under another key" }) id!: string;
   @Field({ description: 'The model it belongs to' }) model!: string;
   @Field({ description: 'Its version' }) version!: string;
   @Field(() => GraphQLJSON, { nullable: true, description: 'Any JSON value; omitted: null' }) payload?: unknown;

@@ -52,7 +52,7 @@ export class RegistryResolver {
   }
 
   @Authorized('models.validate')
-  @FieldResolver(() => ValidationReportGql, { description: 'A payload checked by this version\'s validators (JSON Schema, SHACL, OWL); nothing is stored' })
+  @FieldResolver(() => ValidationReportGql, { description: "A payload checked by this version's validators (JSON Schema, SHACL, OWL); nothing is stored" })
   async validation(
     @Root() parent: ModelVersionGql,
     @Arg('payload', () => GraphQLJSONObject, { description: 'The payload to check, as the model defines it' }) payload: Record<string, unknown>,

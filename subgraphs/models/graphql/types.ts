@@ -31,7 +31,7 @@ export enum ValidatorKindGql {
 }
 registerEnumType(ValidatorKindGql, {
   name: 'ValidatorKind',
-  description: 'Which of a model version\'s validators produced a result',
+  description: "Which of a model version's validators produced a result",
   valuesConfig: {
     JSON_SCHEMA: { description: 'The JSON Schema artifact' },
     SHACL: { description: 'The SHACL shapes artifact' },
@@ -57,7 +57,7 @@ registerEnumType(SeverityGql, {
 @ObjectType('ModelVersion', { description: 'One version of a data model in the registry, with its artifacts and validators' })
 @Directive('@key(fields: "model version")')
 export class ModelVersionGql {
-  @Field({ description: 'The model\'s identifier, e.g. `re-indicators-specification`' }) model!: string;
+  @Field({ description: "The model's identifier, e.g. `re-indicators-specification`" }) model!: string;
   @Field({ description: 'The version, e.g. `0.0.4`' }) version!: string;
   @Field(() => String, { nullable: true, description: 'A human-readable name, when the catalog gives one' }) label!: string | null;
 }
@@ -75,18 +75,20 @@ export class ArtifactGql {
   @Field({ description: 'Its media type, e.g. `text/turtle; charset=utf-8`' }) mediaType!: string;
   @Field({ description: 'An HTTP entity tag of the content: unchanged content, unchanged tag' }) etag!: string;
   @Directive(cost(ARTIFACT_CONTENT_WEIGHT))
-  @Field({ description: 'The artifact\'s text' }) content!: string;
+  @Field({ description: "The artifact's text" })
+  content!: string;
 }
 
 @ObjectType('Violation', { description: 'One way a payload fails one validator' })
 export class ViolationGql {
   @Field({ description: 'Where in the payload, as a JSONPath (`$.product_info.product_category`)' }) path!: string;
-  @Field({ description: 'What is wrong, in the validator\'s words' }) message!: string;
+  @Field({ description: "What is wrong, in the validator's words" }) message!: string;
   @Field(() => SeverityGql, { description: 'How serious it is' }) severity!: SeverityGql;
   @Field(() => String, { nullable: true, description: 'The constraint that failed (a JSON Schema keyword, a SHACL constraint component), when known' })
   constraint!: string | null;
   @Directive(cost(FREE_FORM_JSON_WEIGHT))
-  @Field(() => GraphQLJSON, { nullable: true, description: 'The offending value, when the validator names one' }) value!: unknown;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The offending value, when the validator names one' })
+  value!: unknown;
 }
 
 @ObjectType('ValidatorResult', { description: 'What one validator of a model version said about a payload' })
@@ -126,7 +128,7 @@ export class RegistryHealthGql {
 
 @ObjectType('ServiceVersion', { description: 'What software answers' })
 export class ServiceVersionGql {
-  @Field({ description: 'The service\'s name' }) service!: string;
+  @Field({ description: "The service's name" }) service!: string;
   @Field({ description: 'Its version' }) serviceVersion!: string;
   @Field({ description: 'The version of its REST API document' }) openapiVersion!: string;
 }
@@ -139,11 +141,14 @@ export class ReadinessGql {
   @Field(() => [String], { description: 'Why it is not ready; empty when ready' }) reasons!: string[];
 }
 
-@ObjectType('RegistryStatus', { description: 'The registry\'s index' })
+@ObjectType('RegistryStatus', { description: "The registry's index" })
 export class RegistryStatusGql {
   @Field(() => Int, { description: 'Model versions loaded' }) modelsLoaded!: number;
   @Field(() => GraphQLDateTime, { nullable: true, description: 'When the last refresh finished; null before the first' }) lastRefreshAt!: string | null;
-  @Field(() => String, { nullable: true, description: 'The catalog revision this replica serves: a digest of its catalog entries and their artifacts\' ETags, equal on replicas that answer alike; null before the first load' })
+  @Field(() => String, {
+    nullable: true,
+    description: "The catalog revision this replica serves: a digest of its catalog entries and their artifacts' ETags, equal on replicas that answer alike; null before the first load",
+  })
   catalogRevision!: string | null;
   @Field(() => [RegistryErrorGql], { description: 'The artifacts the last refresh could not load' }) errors!: RegistryErrorGql[];
 }
@@ -151,9 +156,9 @@ export class RegistryStatusGql {
 @ObjectType('ServiceStatus', { description: 'How the service runs: for operators' })
 export class ServiceStatusGql {
   @Field(() => Int, { description: 'Seconds since the service started' }) uptimeSeconds!: number;
-  @Field({ description: 'The service\'s name' }) service!: string;
+  @Field({ description: "The service's name" }) service!: string;
   @Field({ description: 'Its version' }) serviceVersion!: string;
-  @Field(() => RegistryStatusGql, { description: 'The registry\'s index' }) registry!: RegistryStatusGql;
+  @Field(() => RegistryStatusGql, { description: "The registry's index" }) registry!: RegistryStatusGql;
   @Field({ description: 'The records database: `sqlite` or `postgresql`' }) storeBackend!: string;
   @Field({ description: 'How callers are authenticated: `none`, `jwt_jwks` or `forward_auth`' }) authMode!: string;
   @Field({ description: 'Whether Prometheus metrics are served' }) metricsEnabled!: boolean;
@@ -166,18 +171,18 @@ export class RecordsReadinessGql {
   @Field(() => [String], { description: 'Why not; empty when ready' }) reasons!: string[];
 }
 
-@ObjectType('Health', { description: 'Every service\'s probes in one place; each part comes from the service it describes' })
+@ObjectType('Health', { description: "Every service's probes in one place; each part comes from the service it describes" })
 @Directive('@shareable')
 export class HealthGql {}
 
 @ObjectType('Record', { description: 'A stored record: a payload of a model version. Only records the caller may read are ever shown' })
 @Directive('@key(fields: "id")')
 export class RecordGql {
-  @Field(() => ID, { description: 'Unique among the records of its owner\'s tenant' }) id!: string;
+  @Field(() => ID, { description: "Unique among the records of its owner's tenant" }) id!: string;
   @Field({ description: 'The model of its payload (the same as `modelVersion.model`)' }) model!: string;
   @Field({ description: 'The version of that model (the same as `modelVersion.version`)' }) version!: string;
   @Directive(cost(FREE_FORM_JSON_WEIGHT))
-  @Field(() => GraphQLJSON, { nullable: true, description: 'The payload as submitted; its shape is the model version\'s' })
+  @Field(() => GraphQLJSON, { nullable: true, description: "The payload as submitted; its shape is the model version's" })
   payload!: unknown;
   @Field(() => GraphQLDateTime, { description: 'When it was stored' }) createdAt!: string;
   @Field(() => GraphQLDateTime, { description: 'When it last changed' }) updatedAt!: string;

@@ -117,9 +117,7 @@ async function postgresSession(databaseUrl: string): Promise<MigrationSession> {
       }
     },
     async createHistory() {
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS "${HISTORY}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ(3) NOT NULL)`,
-      );
+      await client.query(`CREATE TABLE IF NOT EXISTS "${HISTORY}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ(3) NOT NULL)`);
     },
     async appliedChecksums() {
       const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${HISTORY}"`);
@@ -131,10 +129,7 @@ async function postgresSession(databaseUrl: string): Promise<MigrationSession> {
         const found = await client.query(`SELECT 1 FROM "${HISTORY}" WHERE name = $1`, [migration.name]);
         if (found.rowCount === 0) {
           await client.query(migration.sql); // no parameters: the simple protocol runs every statement
-          await client.query(`INSERT INTO "${HISTORY}" (name, checksum, applied_at) VALUES ($1, $2, now())`, [
-            migration.name,
-            migration.checksum,
-          ]);
+          await client.query(`INSERT INTO "${HISTORY}" (name, checksum, applied_at) VALUES ($1, $2, now())`, [migration.name, migration.checksum]);
         }
         await client.query('COMMIT');
         return found.rowCount === 0;
@@ -158,9 +153,7 @@ function sqliteSession(databaseUrl: string): MigrationSession {
     async createHistory() {
       // WAL: readers keep reading while a writer writes; the mode is stored in the database file.
       await walMode(client);
-      await client.execute(
-        `CREATE TABLE IF NOT EXISTS "${HISTORY}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`,
-      );
+      await client.execute(`CREATE TABLE IF NOT EXISTS "${HISTORY}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     },
     async appliedChecksums() {
       const { rows } = await client.execute(`SELECT name, checksum FROM "${HISTORY}"`);

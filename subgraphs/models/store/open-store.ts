@@ -75,7 +75,10 @@ function transactionBounds(limits: StoreLimits): { maxWait: number; timeout: num
 
 /** The absolute path of `file:<path>` (relative to the working directory), its directory created. */
 async function prepareSqliteFile(databaseUrl: string): Promise<string> {
-  const location = databaseUrl.slice('file:'.length).replace(/^\/\/(?=\/)/, '').replace(/\?.*$/, '');
+  const location = databaseUrl
+    .slice('file:'.length)
+    .replace(/^\/\/(?=\/)/, '')
+    .replace(/\?.*$/, '');
   if (location === '') throw new DomainError('STORE_ERROR', 'the records store URL file: names no file');
   const file = path.resolve(location);
   try {

@@ -236,7 +236,11 @@ function tieBreak(sort: SortKey[]): OrderTerm[] {
   return keys.map(([column, kind]) => ({ expression: `r.${column}`, direction, kind, nullable: false }));
 }
 
-const TIE_BREAK: Array<[string, KeyKind]> = [['created_at', 'instant'], ['id', 'text'], ['tie_break', 'integer']];
+const TIE_BREAK: Array<[string, KeyKind]> = [
+  ['created_at', 'instant'],
+  ['id', 'text'],
+  ['tie_break', 'integer'],
+];
 
 function orderBy(order: OrderTerm[]): string {
   return order.map(({ expression, direction }) => `${expression} ${direction}`).join(', ');
@@ -390,9 +394,7 @@ function textCondition(sql: SqlWriter, column: string, condition: Condition): st
     case 'exists':
       return condition.value ? 'TRUE' : 'FALSE';
     default:
-      return isText(condition.value)
-        ? `${sql.dialect.collated(column)} ${COMPARATORS[condition.op]} ${sql.text(condition.value)}`
-        : 'FALSE';
+      return isText(condition.value) ? `${sql.dialect.collated(column)} ${COMPARATORS[condition.op]} ${sql.text(condition.value)}` : 'FALSE';
   }
 }
 

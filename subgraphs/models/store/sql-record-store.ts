@@ -2,16 +2,7 @@ import type { PrismaClient } from '../../../prisma/generated/postgresql/client.j
 import { DomainError } from '../../../kernel/errors.js';
 import type { JsonValue } from '../../../kernel/records/canonical-json.js';
 import type { RecordFilter } from '../../../kernel/records/record-filter.js';
-import type {
-  CreateRecordRequest,
-  CreateRecordResult,
-  Grantee,
-  ModelVersion,
-  Principal,
-  ReadBudget,
-  RecordStore,
-  StoredRecord,
-} from '../domain/records/record-store.js';
+import type { CreateRecordRequest, CreateRecordResult, Grantee, ModelVersion, Principal, ReadBudget, RecordStore, StoredRecord } from '../domain/records/record-store.js';
 import { recordNamespace } from '../domain/records/record-store.js';
 import { NO_BUDGET } from '../../../kernel/request-budget.js';
 import type { RecordQuery } from '../domain/records/record-store.js';

@@ -1,16 +1,4 @@
-import {
-  boolean,
-  ConfigError,
-  cidrList,
-  integer,
-  list,
-  oneOf,
-  optional,
-  required,
-  string,
-  url,
-  type Env,
-} from '../../../kernel/config/env.js';
+import { boolean, ConfigError, cidrList, integer, list, oneOf, optional, required, string, url, type Env } from '../../../kernel/config/env.js';
 import { configErrorOf } from '../identity/helpers.js';
 
 describe('required / optional', () => {
@@ -27,9 +15,7 @@ describe('required / optional', () => {
   });
 
   test('a present but invalid value never falls back to the default', () => {
-    expect(configErrorOf((env) => optional(env, 'PORT', integer(), 8080), { PORT: 'eighty' }).message).toBe(
-      'PORT must be an integer (got "eighty")',
-    );
+    expect(configErrorOf((env) => optional(env, 'PORT', integer(), 8080), { PORT: 'eighty' }).message).toBe('PORT must be an integer (got "eighty")');
   });
 
   test('an empty value is present: strings reject it, lists read it as empty', () => {
@@ -41,9 +27,7 @@ describe('required / optional', () => {
     const names = ['CORE_PORT', 'SERVER_PORT'] as const;
     expect(optional({ SERVER_PORT: '81' }, names, integer(), 8080)).toBe(81);
     expect(optional({ CORE_PORT: '82', SERVER_PORT: '82' }, names, integer(), 8080)).toBe(82);
-    expect(configErrorOf((env) => optional(env, names, integer(), 8080), { CORE_PORT: '1', SERVER_PORT: '2' }).message).toBe(
-      'CORE_PORT and its alias SERVER_PORT are set to different values',
-    );
+    expect(configErrorOf((env) => optional(env, names, integer(), 8080), { CORE_PORT: '1', SERVER_PORT: '2' }).message).toBe('CORE_PORT and its alias SERVER_PORT are set to different values');
     expect(configErrorOf((env) => required(env, names, integer()), {}).message).toBe('CORE_PORT or SERVER_PORT is required');
   });
 
@@ -56,8 +40,7 @@ describe('required / optional', () => {
 
 describe('parsers', () => {
   const read = <T>(parse: (value: string) => T, value: string): T => required({ V: value } as Env, 'V', parse);
-  const failure = (parse: (value: string) => unknown, value: string): string =>
-    configErrorOf((env) => required(env, 'V', parse), { V: value }).message;
+  const failure = (parse: (value: string) => unknown, value: string): string => configErrorOf((env) => required(env, 'V', parse), { V: value }).message;
 
   test('boolean: exactly true or false', () => {
     expect(read(boolean, 'true')).toBe(true);

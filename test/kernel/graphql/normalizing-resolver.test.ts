@@ -27,7 +27,7 @@ describe('normalizingResolver', () => {
     expect([...thrown.observed, ...rejected.observed]).toEqual([]);
   });
 
-  test('an already coded GraphQL error (the auth checker\'s) passes unchanged and is not reported', async () => {
+  test("an already coded GraphQL error (the auth checker's) passes unchanged and is not reported", async () => {
     const coded = new GraphQLError('authentication required', { extensions: { code: 'UNAUTHORIZED', details: null } });
     const rejected = run(async () => {
       throw coded;

@@ -22,9 +22,7 @@ describe('AUTH_MODE', () => {
   });
 
   test('an unknown mode names the variable and the allowed values', () => {
-    expect(configErrorOf(readAuthConfig, { AUTH_MODE: 'oidc' }).message).toBe(
-      'AUTH_MODE must be one of jwt_jwks, forward_auth, none, disabled (got "oidc")',
-    );
+    expect(configErrorOf(readAuthConfig, { AUTH_MODE: 'oidc' }).message).toBe('AUTH_MODE must be one of jwt_jwks, forward_auth, none, disabled (got "oidc")');
   });
 });
 
@@ -51,9 +49,7 @@ describe('jwt_jwks', () => {
   });
 
   test('invalid values fail naming the variable', () => {
-    expect(configErrorOf(readAuthConfig, { ...JWT_ENV, AUTH_JWKS_URL: 'certs.json' }).message).toBe(
-      'AUTH_JWKS_URL must be an absolute URL',
-    );
+    expect(configErrorOf(readAuthConfig, { ...JWT_ENV, AUTH_JWKS_URL: 'certs.json' }).message).toBe('AUTH_JWKS_URL must be an absolute URL');
     expect(configErrorOf(readAuthConfig, { ...JWT_ENV, AUTH_JWKS_REFRESH_SECS: 'hourly' }).variable).toBe('AUTH_JWKS_REFRESH_SECS');
     expect(configErrorOf(readAuthConfig, { ...JWT_ENV, AUTH_JWKS_REFRESH_SECS: '0' }).variable).toBe('AUTH_JWKS_REFRESH_SECS');
     expect(configErrorOf(readAuthConfig, { ...JWT_ENV, AUTH_ISSUER: ' ' }).message).toMatch(/^AUTH_ISSUER must not be empty/);
@@ -96,12 +92,8 @@ describe('forward_auth', () => {
   });
 
   test('invalid header names and CIDR blocks fail naming the variable', () => {
-    expect(configErrorOf(readAuthConfig, { AUTH_MODE: 'forward_auth', AUTH_FORWARD_SUBJECT_HEADER: 'x auth' }).message).toBe(
-      'AUTH_FORWARD_SUBJECT_HEADER must be an HTTP header name',
-    );
-    expect(configErrorOf(readAuthConfig, { AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/40' }).variable).toBe(
-      'AUTH_FORWARD_TRUSTED_PROXIES',
-    );
+    expect(configErrorOf(readAuthConfig, { AUTH_MODE: 'forward_auth', AUTH_FORWARD_SUBJECT_HEADER: 'x auth' }).message).toBe('AUTH_FORWARD_SUBJECT_HEADER must be an HTTP header name');
+    expect(configErrorOf(readAuthConfig, { AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/40' }).variable).toBe('AUTH_FORWARD_TRUSTED_PROXIES');
   });
 });
 
@@ -112,9 +104,7 @@ describe('none / disabled', () => {
       expect(error.variable).toBe('AUTH_ALLOW_INSECURE_NONE');
       expect(error.message).toMatch(/^AUTH_ALLOW_INSECURE_NONE must be true/);
     }
-    expect(configErrorOf(readAuthConfig, { AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'yes' }).message).toBe(
-      'AUTH_ALLOW_INSECURE_NONE must be true or false (got "yes")',
-    );
+    expect(configErrorOf(readAuthConfig, { AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'yes' }).message).toBe('AUTH_ALLOW_INSECURE_NONE must be true or false (got "yes")');
   });
 
   test('disabled is a synonym of none', () => {

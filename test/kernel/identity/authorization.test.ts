@@ -55,9 +55,7 @@ describe('policy file requirements', () => {
   test('add to the built-in ones', () => {
     expect(authorizer.requirement('records.create')).toEqual({ scopes: ['records:write'], roles: ['editor'] });
     expect(() => authorizer.authorize(caller(['records:write'], ['editor']), 'records.create')).not.toThrow();
-    expect(forbidden(() => authorizer.authorize(caller(['records:write']), 'records.create')).message).toBe(
-      'records.create requires role editor',
-    );
+    expect(forbidden(() => authorizer.authorize(caller(['records:write']), 'records.create')).message).toBe('records.create requires role editor');
   });
 
   test('turn an authentication-only operation into a guarded one', () => {

@@ -2,11 +2,7 @@ import { decodeProtectedHeader } from 'jose';
 import { DomainError } from '../../../kernel/errors.js';
 import { readAuthConfig, type JwtJwksConfig } from '../../../kernel/identity/auth-config.js';
 import { createAuthenticator } from '../../../kernel/identity/create-authenticator.js';
-import {
-  JwtJwksAuthenticator,
-  KID_REFETCH_COOLDOWN_MS,
-  type JwtJwksOptions,
-} from '../../../kernel/identity/jwt-jwks-authenticator.js';
+import { JwtJwksAuthenticator, KID_REFETCH_COOLDOWN_MS, type JwtJwksOptions } from '../../../kernel/identity/jwt-jwks-authenticator.js';
 import { JwksServer, nowSecs, TEST_AUDIENCE, TEST_ISSUER, TEST_SUBJECT } from '../../support/jwks-server.js';
 import { bearer, requestFrom } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { operationOf, refusalOf } from './limit-harness.js';
 
 const costOf = (query: string, variables: Record<string, unknown> = {}) => operationCost(operationOf(query, variables)).cost;
 
-describe('operation cost (GRAPHQL_MAX_COST), from the schema\'s @cost and @listSize', () => {
+describe("operation cost (GRAPHQL_MAX_COST), from the schema's @cost and @listSize", () => {
   test.each([
     // An object field costs 1, a scalar 0.
     ['{ part(id: 1) { id name } }', 1],
@@ -80,7 +80,10 @@ describe('operation cost (GRAPHQL_MAX_COST), from the schema\'s @cost and @listS
   });
 
   test('the costliest path follows the costliest selection at each level, by response key', () => {
-    expect(operationCost(operationOf('{ a: part(id: 1) { id } b: partPage(first: 7) { totalCount nodes { parts { id } maker { id } } } }'))).toEqual({ cost: 1 + 1 + 7 * 12, path: ['b', 'nodes', 'parts'] });
+    expect(operationCost(operationOf('{ a: part(id: 1) { id } b: partPage(first: 7) { totalCount nodes { parts { id } maker { id } } } }'))).toEqual({
+      cost: 1 + 1 + 7 * 12,
+      path: ['b', 'nodes', 'parts'],
+    });
     expect(operationCost(operationOf('{ x: page(first: 2) { ...F } } fragment F on Part { blob }')).path).toEqual(['x', 'blob']);
     expect(operationCost(operationOf('{ __typename }')).path).toEqual([]);
   });

@@ -26,7 +26,11 @@ describe('operation depth (GRAPHQL_MAX_DEPTH)', () => {
   });
 
   test('an operation deeper than the limit is refused with QUERY_TOO_DEEP (400) and the figures', () => {
-    expect(refusalOf({ maxDepth: 3 }, '{ part(id: 1) { parts { parts { id } } } }')).toMatchObject({ code: 'QUERY_TOO_DEEP', message: 'operation depth 4 exceeds the limit of 3 (GRAPHQL_MAX_DEPTH)', details: { limit: 3, actual: 4 } });
+    expect(refusalOf({ maxDepth: 3 }, '{ part(id: 1) { parts { parts { id } } } }')).toMatchObject({
+      code: 'QUERY_TOO_DEEP',
+      message: 'operation depth 4 exceeds the limit of 3 (GRAPHQL_MAX_DEPTH)',
+      details: { limit: 3, actual: 4 },
+    });
   });
 
   test('an operation at the limit runs', () => {

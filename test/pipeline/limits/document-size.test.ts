@@ -31,7 +31,10 @@ test.each(manifest.operations.map((operation) => [operation.name, operation.body
 });
 
 test.each([
-  ['the README filter', '{ records(filter: { conditions: [{ field: PAYLOAD, path: "product_info.product_category", operator: EQ, value: { string: "Battery" } }] }, orderBy: [{ field: CREATED_AT, direction: DESC }]) { totalCount } }'],
+  [
+    'the README filter',
+    '{ records(filter: { conditions: [{ field: PAYLOAD, path: "product_info.product_category", operator: EQ, value: { string: "Battery" } }] }, orderBy: [{ field: CREATED_AT, direction: DESC }]) { totalCount } }',
+  ],
   ['an assessment written inline', readAssessmentInline()],
   ['a default value', 'query($f: RecordFilter = { conditions: [{ field: MODEL, operator: EQ, value: { string: "x" } }] }) { records(filter: $f) { totalCount } }'],
 ])('%s is within the default limits', (_name, query) => {
@@ -54,16 +57,23 @@ test('one level under the depth limit passes; the values of all literals togethe
   const wide = (n: number) => `{ x: [${Array.from({ length: n }, () => '1').join(' ')}] }`;
   // 1 field + 999 items = 1,000 values; split over two arguments, the sum still counts.
   expect(refusal(`{ modelVersion(model: "m", version: "v") { validation(payload: ${wide(999)}) { passed } } }`)).toBeNull();
-  expect(refusal(`{ a: modelVersion(model: "m", version: "v") { validation(payload: ${wide(500)}) { passed } } b: modelVersion(model: "m", version: "v") { validation(payload: ${wide(500)}) { passed } } }`))
-    .toEqual({ code: 'LITERAL_TOO_LARGE', details: { limit: 1000, actual: 1002 } });
+  expect(
+    refusal(
+      `{ a: modelVersion(model: "m", version: "v") { validation(payload: ${wide(500)}) { passed } } b: modelVersion(model: "m", version: "v") { validation(payload: ${wide(500)}) { passed } } }`,
+    ),
+  ).toEqual({ code: 'LITERAL_TOO_LARGE', details: { limit: 1000, actual: 1002 } });
 });
 
 /** The example assessment as a GraphQL literal, the way a developer pastes it into GraphiQL. */
 function readAssessmentInline(): string {
   const request = JSON.parse(readFileSync(projectPath('examples', 'models', 're-indicators-specification', '0.0.4', 'example-assessment.request.json'), 'utf8'));
   const literal = (value: unknown): string =>
-    Array.isArray(value) ? `[${value.map(literal).join(' ')}]`
-      : value !== null && typeof value === 'object' ? `{ ${Object.entries(value).map(([k, v]) => `${k}: ${literal(v)}`).join(' ')} }`
+    Array.isArray(value)
+      ? `[${value.map(literal).join(' ')}]`
+      : value !== null && typeof value === 'object'
+        ? `{ ${Object.entries(value)
+            .map(([k, v]) => `${k}: ${literal(v)}`)
+            .join(' ')} }`
         : JSON.stringify(value);
   return `{ modelVersion(model: "re-indicators-specification", version: "0.0.4") { validation(payload: ${literal(request.payload)}) { passed } } }`;
 }

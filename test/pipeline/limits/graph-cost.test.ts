@@ -37,7 +37,7 @@ const kitOperations = readdirSync(KIT)
     return document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [[d.name!.value, document] as const] : []));
   });
 
-describe('the frontend kit\'s operations, at the page sizes its screens ask for', () => {
+describe("the frontend kit's operations, at the page sizes its screens ask for", () => {
   const KIT_COSTS: Record<string, [Record<string, unknown>, number]> = {
     // first × (edge 1 + node 1 + modelVersion 1 + indicatorResult 31) + pageInfo 1 + the connection 1.
     MyRecords: [{ first: 20 }, 682],
@@ -68,14 +68,24 @@ describe('what the defaults let through and what they refuse (GRAPHQL_MAX_COST 5
     ['{ records { nodes { id payload } } }', {}, 3_101, 'records.nodes.payload'],
     ['{ records(first: 1000) { nodes { payload } } }', {}, 31_001, 'records.nodes.payload'],
     ['{ records(first: 1000) { totalCount pageInfo { hasNextPage } } }', {}, 2, 'records.pageInfo'],
-    ['{ modelVersion(model: "m", version: "v") { s: artifact(kind: SCHEMA) { content } h: artifact(kind: SHACL) { content } o: artifact(kind: OWL) { content } } }', {}, 30_004, 'modelVersion.s.content'],
+    [
+      '{ modelVersion(model: "m", version: "v") { s: artifact(kind: SCHEMA) { content } h: artifact(kind: SHACL) { content } o: artifact(kind: OWL) { content } } }',
+      {},
+      30_004,
+      'modelVersion.s.content',
+    ],
   ])('%s', (query, variables, expected, path) => {
     expect(cost(query, variables)).toEqual({ cost: expected, path: path.split('.') });
   });
 
   test.each([
     // Red team, issue 24: records of records of records, no `first` (200 after 30.8 s, 14.3 MB).
-    ['{ modelVersion(model: "m", version: "v") { records { nodes { modelVersion { records { nodes { modelVersion { records { nodes { id } } } } } } } } } }', {}, 1_030_302, 'modelVersion.records.nodes.modelVersion.records.nodes.modelVersion.records.nodes'],
+    [
+      '{ modelVersion(model: "m", version: "v") { records { nodes { modelVersion { records { nodes { modelVersion { records { nodes { id } } } } } } } } } }',
+      {},
+      1_030_302,
+      'modelVersion.records.nodes.modelVersion.records.nodes.modelVersion.records.nodes',
+    ],
     // 5 aliases of a page whose size is a variable's default (270 MB).
     [`query($n: Int = 1000) { ${[0, 1, 2, 3, 4].map((i) => `r${i}: records(first: $n) { nodes { payload } }`).join(' ')} }`, {}, 155_005, 'r0.nodes.payload'],
     // Artifact contents per record (218 MB).

@@ -2,7 +2,6 @@ import { ArtifactHost } from '../../support/artifact-host.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../support/system.js';
 
-
 describe.each(STORES)('on %s', (store) => {
   let host: ArtifactHost;
   let sut: TestSystem;
@@ -31,7 +30,13 @@ describe.each(STORES)('on %s', (store) => {
     test('GET /models lists every version sorted by model id, then version', async () => {
       const answer = await call(core, 'GET', '/models');
       expect(answer.status).toBe(200);
-      expect(answer.json).toEqual({ models: [{ id: 'aaa', version: '0.1' }, { id: 'mini', version: '1.0' }, { id: 'mini', version: '2.0' }] });
+      expect(answer.json).toEqual({
+        models: [
+          { id: 'aaa', version: '0.1' },
+          { id: 'mini', version: '1.0' },
+          { id: 'mini', version: '2.0' },
+        ],
+      });
     });
 
     test('artifacts come back byte for byte with their media type and an ETag; If-None-Match gives 304', async () => {

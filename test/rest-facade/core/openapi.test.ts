@@ -41,7 +41,11 @@ test('the core facade serves a valid OpenAPI 3.1 document with every path of doc
   expect(answer.json.openapi).toBe('3.1.0');
   expect(await openApiProblems(answer.json)).toBe('');
   for (const [method, path] of DOC_01_PATHS) {
-    expect({ method, path, operation: answer.json.paths[path]?.[method] }).toEqual({ method, path, operation: expect.objectContaining({ summary: expect.any(String), responses: expect.objectContaining({}) }) });
+    expect({ method, path, operation: answer.json.paths[path]?.[method] }).toEqual({
+      method,
+      path,
+      operation: expect.objectContaining({ summary: expect.any(String), responses: expect.objectContaining({}) }),
+    });
   }
   expect(Object.keys(answer.json.paths)).toHaveLength(DOC_01_PATHS.length);
 });

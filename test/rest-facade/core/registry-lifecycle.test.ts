@@ -107,7 +107,12 @@ describe('a refresh picks up a changed catalog', () => {
     const refresh = await call(core, 'POST', '/admin/registry/refresh');
     expect(refresh.status).toBe(200);
     expect(refresh.json).toEqual({ refreshed_at: expect.any(String), models_found: 2, errors: [] });
-    expect((await call(core, 'GET', '/models')).json).toEqual({ models: [{ id: 'gadget', version: '2.0' }, { id: 'mini', version: '1.0' }] });
+    expect((await call(core, 'GET', '/models')).json).toEqual({
+      models: [
+        { id: 'gadget', version: '2.0' },
+        { id: 'mini', version: '1.0' },
+      ],
+    });
     expect((await call(core, 'GET', '/admin/models/count')).json).toEqual({ models_count: 2 });
     const schema = await call(core, 'GET', '/models/gadget/versions/2.0/schema');
     expect(schema.status).toBe(200);
@@ -199,9 +204,7 @@ describe('the fetch policy, applied by the running system', () => {
       expect(refresh.status).toBe(200);
       expect(refresh.json.models_found).toBe(2);
       const refused = (model: string, artifact: string) => ({ model, version: '1.0', artifact, message: expect.stringMatching(/host not allowed/) });
-      expect(refresh.json.errors).toEqual(
-        expect.arrayContaining([refused('elsewhere', 'schema'), refused('elsewhere', 'shacl'), refused('elsewhere', 'owl'), refused('bounced', 'shacl')]),
-      );
+      expect(refresh.json.errors).toEqual(expect.arrayContaining([refused('elsewhere', 'schema'), refused('elsewhere', 'shacl'), refused('elsewhere', 'owl'), refused('bounced', 'shacl')]));
       expect(refresh.json.errors).toHaveLength(4);
 
       // Nothing from the forbidden host is served or used for validation.

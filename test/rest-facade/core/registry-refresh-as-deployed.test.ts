@@ -10,7 +10,6 @@ import { NO_AUTH, STORES, type TestSystem, call, callOnNewConnection, startTestS
  */
 const GADGET = { model: 'gadget', version: '2.0' };
 
-
 describe.each(STORES)('on %s', (store) => {
   let host: ArtifactHost;
   let catalog: unknown[];
@@ -45,7 +44,7 @@ describe.each(STORES)('on %s', (store) => {
     expect([...reports].sort()).toEqual(reports);
   });
 
-  test('the graph\'s refreshRegistry one after another: every answer is data, never TOO_MANY_REQUESTS', async () => {
+  test("the graph's refreshRegistry one after another: every answer is data, never TOO_MANY_REQUESTS", async () => {
     for (let i = 0; i < 3; i++) {
       const answer = await call(sut.url('gateway'), 'POST', '/graphql', { body: { query: 'mutation { refreshRegistry { modelsFound errors { model } } }' } });
       expect(answer.json).toEqual({ data: { refreshRegistry: { modelsFound: 1, errors: [] } } });

@@ -49,7 +49,12 @@ describe('REGISTRY_CATALOG_FILE', () => {
   });
 
   test('the catalog file is loaded at start-up: models listed, ready, artifacts served, validation works', async () => {
-    expect((await call(core, 'GET', '/models')).json).toEqual({ models: [{ id: 'bare', version: '0.1' }, { id: 'mini', version: '1.0' }] });
+    expect((await call(core, 'GET', '/models')).json).toEqual({
+      models: [
+        { id: 'bare', version: '0.1' },
+        { id: 'mini', version: '1.0' },
+      ],
+    });
     const ready = await call(core, 'GET', '/admin/ready');
     expect(ready.status).toBe(200);
     expect(ready.json).toEqual({ status: 'ready', models_available: 2, store: 'ok' });

@@ -6,30 +6,23 @@ import { DomainError } from '../../../kernel/errors.js';
 import { BrightwayProjectReader } from '../../../subgraphs/impact/adapters/brightway-project.js';
 import { ImpactService } from '../../../subgraphs/impact/domain/impact-service.js';
 import type { Capabilities } from '../../../subgraphs/impact/domain/impact-service.js';
-import {
-  breakProject,
-  EMPTY_PROJECT,
-  SMALL_PROJECT,
-  snapshotDirectory,
-  writeBrightwayProject,
-} from '../../support/brightway-fixture.js';
+import { breakProject, EMPTY_PROJECT, SMALL_PROJECT, snapshotDirectory, writeBrightwayProject } from '../../support/brightway-fixture.js';
 import type { ProjectFault } from '../../support/brightway-fixture.js';
 import { describeWithSharedData, sharedPath } from '../../support/shared-data.js';
 
 const SHARED_PROJECT = 'brightway-project/cerise_demo.ec29467c11cfe4e4dbe360e587a9a5fd';
 
 function serviceFor(directory: string): ImpactService {
-  return new ImpactService(
-    { backgroundProjectDir: directory, coreBaseUrl: 'http://127.0.0.1:8080' },
-    new BrightwayProjectReader(directory),
-  );
+  return new ImpactService({ backgroundProjectDir: directory, coreBaseUrl: 'http://127.0.0.1:8080' }, new BrightwayProjectReader(directory));
 }
 
 async function unavailable(directory: string): Promise<DomainError> {
-  const error = await serviceFor(directory).capabilities().then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
+  const error = await serviceFor(directory)
+    .capabilities()
+    .then(
+      () => null,
+      (thrown: unknown) => thrown,
+    );
   expect(error).toBeInstanceOf(DomainError);
   expect((error as DomainError).code).toBe('BACKGROUND_PROJECT_UNAVAILABLE');
   return error as DomainError;
@@ -116,9 +109,7 @@ describe('capabilities of generated projects', () => {
   test('a database without backend is sqlite, as bw2data reads it', async () => {
     const directory = writeBrightwayProject(workspace, SMALL_PROJECT);
     writeFileSync(path.join(directory, 'databases.json'), JSON.stringify({ solo: { number: 2 } }));
-    expect((await serviceFor(directory).capabilities()).background.databases).toEqual([
-      { name: 'solo', backend: 'sqlite', format: null, activity_count: 2 },
-    ]);
+    expect((await serviceFor(directory).capabilities()).background.databases).toEqual([{ name: 'solo', backend: 'sqlite', format: null, activity_count: 2 }]);
   });
 
   test('methods sort as Python sorts lists of strings: by code point, a prefix first', async () => {

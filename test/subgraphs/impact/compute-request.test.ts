@@ -75,9 +75,7 @@ describe('compute: 422 for each missing required field', () => {
   test.each(['product_system', 'lci_dataset', 'integrated_lca'])('model_versions.%s', (field) => {
     const versions: Record<string, unknown> = { ...VALID.model_versions };
     delete versions[field];
-    expect(issuesOfValue({ ...VALID, model_versions: versions })).toEqual([
-      { type: 'missing', loc: ['body', 'model_versions', field], msg: 'Field required', input: versions },
-    ]);
+    expect(issuesOfValue({ ...VALID, model_versions: versions })).toEqual([{ type: 'missing', loc: ['body', 'model_versions', field], msg: 'Field required', input: versions }]);
   });
 
   test('no body at all, or a JSON null body', () => {
@@ -91,13 +89,10 @@ describe('compute: 422 for each missing required field', () => {
 describe('compute: 422 for each field of an incompatible JSON type', () => {
   const WRONG_VALUES: unknown[] = ['text', 42, true, null, [], {}];
 
-  test.each(WRONG_VALUES.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value)))(
-    'the body itself: %j',
-    (body) => {
-      const expected = body === null ? 'missing' : 'model_attributes_type';
-      expect(issuesOfValue(body).map((issue) => issue.type)).toEqual([expected]);
-    },
-  );
+  test.each(WRONG_VALUES.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value)))('the body itself: %j', (body) => {
+    const expected = body === null ? 'missing' : 'model_attributes_type';
+    expect(issuesOfValue(body).map((issue) => issue.type)).toEqual([expected]);
+  });
 
   const cases: Array<[string, Array<string | number>, string, (value: unknown) => unknown]> = [
     ['model_versions', ['model_versions'], 'model_attributes_type', (value) => ({ ...VALID, model_versions: value })],
@@ -105,14 +100,12 @@ describe('compute: 422 for each field of an incompatible JSON type', () => {
     ['lci_datasets', ['lci_datasets'], 'list_type', (value) => ({ ...VALID, lci_datasets: value })],
     ['lci_datasets[0]', ['lci_datasets', 0], 'dict_type', (value) => ({ ...VALID, lci_datasets: [value] })],
     ['assessment_context', ['assessment_context'], 'dict_type', (value) => ({ ...VALID, assessment_context: value })],
-    ...['product_system', 'lci_dataset', 'integrated_lca'].map(
-      (field): [string, Array<string | number>, string, (value: unknown) => unknown] => [
-        `model_versions.${field}`,
-        ['model_versions', field],
-        'string_type',
-        (value) => ({ ...VALID, model_versions: { ...VALID.model_versions, [field]: value } }),
-      ],
-    ),
+    ...['product_system', 'lci_dataset', 'integrated_lca'].map((field): [string, Array<string | number>, string, (value: unknown) => unknown] => [
+      `model_versions.${field}`,
+      ['model_versions', field],
+      'string_type',
+      (value) => ({ ...VALID, model_versions: { ...VALID.model_versions, [field]: value } }),
+    ]),
   ];
 
   const MESSAGES: Record<string, string> = {
@@ -124,9 +117,7 @@ describe('compute: 422 for each field of an incompatible JSON type', () => {
 
   test.each(cases)('%s', (_, loc, type, build) => {
     const accepted = (value: unknown) =>
-      type === 'string_type' ? typeof value === 'string'
-        : type === 'list_type' ? Array.isArray(value)
-          : typeof value === 'object' && value !== null && !Array.isArray(value);
+      type === 'string_type' ? typeof value === 'string' : type === 'list_type' ? Array.isArray(value) : typeof value === 'object' && value !== null && !Array.isArray(value);
     for (const value of WRONG_VALUES.filter((candidate) => !accepted(candidate))) {
       expect(issuesOfValue(build(value))).toEqual([{ type, loc: ['body', ...loc], msg: MESSAGES[type], input: value }]);
     }
@@ -148,9 +139,7 @@ describe('compute: 422 for each field of an incompatible JSON type', () => {
 
 describe('compute: malformed JSON', () => {
   test('is json_invalid located where Python stops, with its message in ctx', () => {
-    expect(issuesOf('{"model_versions": }')).toEqual([
-      { type: 'json_invalid', loc: ['body', 19], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } },
-    ]);
+    expect(issuesOf('{"model_versions": }')).toEqual([{ type: 'json_invalid', loc: ['body', 19], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]);
   });
 
   test('positions count code points, as Python does', () => {
@@ -161,11 +150,11 @@ describe('compute: malformed JSON', () => {
     expect(issuesOf('{"a": NaN}')[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 6], ctx: { error: 'Expecting value' } });
   });
 
-  test('bytes that are not UTF-8 are FastAPI\'s 400, not a 422', () => {
+  test("bytes that are not UTF-8 are FastAPI's 400, not a 422", () => {
     expect(answer(Uint8Array.from([0x7b, 0xff, 0x7d])).code).toBe('BAD_REQUEST');
   });
 
-  test('nesting deeper than the stack is FastAPI\'s 400 (Python\'s RecursionError)', () => {
+  test("nesting deeper than the stack is FastAPI's 400 (Python's RecursionError)", () => {
     expect(answer('['.repeat(200_000)).code).toBe('BAD_REQUEST');
   });
 });
@@ -176,64 +165,154 @@ describe('compute: malformed JSON', () => {
  * (`errors(include_url=False)`, loc prefixed with "body"); "valid" bodies reach the 501.
  */
 const PYTHON_REFERENCE: Array<[string, unknown]> = [
-  ["", [{"type": "missing", "loc": ["body"], "msg": "Field required", "input": null}]],
-  ["null", [{"type": "missing", "loc": ["body"], "msg": "Field required", "input": null}]],
-  ["\"text\"", [{"type": "model_attributes_type", "loc": ["body"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": "text"}]],
-  ["42", [{"type": "model_attributes_type", "loc": ["body"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": 42}]],
-  ["[]", [{"type": "model_attributes_type", "loc": ["body"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": []}]],
-  ["[{\"a\":1}]", [{"type": "model_attributes_type", "loc": ["body"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": [{"a": 1}]}]],
-  ["true", [{"type": "model_attributes_type", "loc": ["body"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": true}]],
-  ["{}", [{"type": "missing", "loc": ["body", "model_versions"], "msg": "Field required", "input": {}}, {"type": "missing", "loc": ["body", "product_system"], "msg": "Field required", "input": {}}]],
-  ["{\"model_versions\":{\"product_system\":\"1\",\"lci_dataset\":\"1\",\"integrated_lca\":\"1\"},\"product_system\":{}}", "valid"],
-  ["{\"model_versions\":{\"product_system\":\"1\",\"lci_dataset\":\"1\",\"integrated_lca\":\"1\"},\"product_system\":{},\"lci_datasets\":[{}],\"assessment_context\":{\"x\":1},\"extra\":1}", "valid"],
-  ["{\"model_versions\":{},\"product_system\":{}}", [{"type": "missing", "loc": ["body", "model_versions", "product_system"], "msg": "Field required", "input": {}}, {"type": "missing", "loc": ["body", "model_versions", "lci_dataset"], "msg": "Field required", "input": {}}, {"type": "missing", "loc": ["body", "model_versions", "integrated_lca"], "msg": "Field required", "input": {}}]],
-  ["{\"model_versions\":{\"product_system\":1,\"lci_dataset\":null,\"integrated_lca\":[\"x\"]},\"product_system\":{}}", [{"type": "string_type", "loc": ["body", "model_versions", "product_system"], "msg": "Input should be a valid string", "input": 1}, {"type": "string_type", "loc": ["body", "model_versions", "lci_dataset"], "msg": "Input should be a valid string", "input": null}, {"type": "string_type", "loc": ["body", "model_versions", "integrated_lca"], "msg": "Input should be a valid string", "input": ["x"]}]],
-  ["{\"model_versions\":\"0.1\",\"product_system\":[]}", [{"type": "model_attributes_type", "loc": ["body", "model_versions"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": "0.1"}, {"type": "dict_type", "loc": ["body", "product_system"], "msg": "Input should be a valid dictionary", "input": []}]],
-  ["{\"model_versions\":null,\"product_system\":null}", [{"type": "model_attributes_type", "loc": ["body", "model_versions"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": null}, {"type": "dict_type", "loc": ["body", "product_system"], "msg": "Input should be a valid dictionary", "input": null}]],
-  ["{\"model_versions\":[],\"product_system\":\"x\"}", [{"type": "model_attributes_type", "loc": ["body", "model_versions"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": []}, {"type": "dict_type", "loc": ["body", "product_system"], "msg": "Input should be a valid dictionary", "input": "x"}]],
-  ["{\"model_versions\":5,\"product_system\":true}", [{"type": "model_attributes_type", "loc": ["body", "model_versions"], "msg": "Input should be a valid dictionary or object to extract fields from", "input": 5}, {"type": "dict_type", "loc": ["body", "product_system"], "msg": "Input should be a valid dictionary", "input": true}]],
-  ["{\"model_versions\":{\"product_system\":\"1\",\"lci_dataset\":\"1\",\"integrated_lca\":\"1\"},\"product_system\":{},\"lci_datasets\":{}}", [{"type": "list_type", "loc": ["body", "lci_datasets"], "msg": "Input should be a valid list", "input": {}}]],
-  ["{\"model_versions\":{\"product_system\":\"1\",\"lci_dataset\":\"1\",\"integrated_lca\":\"1\"},\"product_system\":{},\"lci_datasets\":null,\"assessment_context\":null}", [{"type": "list_type", "loc": ["body", "lci_datasets"], "msg": "Input should be a valid list", "input": null}, {"type": "dict_type", "loc": ["body", "assessment_context"], "msg": "Input should be a valid dictionary", "input": null}]],
-  ["{\"model_versions\":{\"product_system\":\"1\",\"lci_dataset\":\"1\",\"integrated_lca\":\"1\"},\"product_system\":{},\"lci_datasets\":\"abc\",\"assessment_context\":[]}", [{"type": "list_type", "loc": ["body", "lci_datasets"], "msg": "Input should be a valid list", "input": "abc"}, {"type": "dict_type", "loc": ["body", "assessment_context"], "msg": "Input should be a valid dictionary", "input": []}]],
-  ["{\"model_versions\":{\"product_system\":\"1\",\"lci_dataset\":\"1\",\"integrated_lca\":\"1\"},\"product_system\":{},\"lci_datasets\":[{}, 1, \"x\", [], null, {\"a\":2}],\"assessment_context\":\"ctx\"}", [{"type": "dict_type", "loc": ["body", "lci_datasets", 1], "msg": "Input should be a valid dictionary", "input": 1}, {"type": "dict_type", "loc": ["body", "lci_datasets", 2], "msg": "Input should be a valid dictionary", "input": "x"}, {"type": "dict_type", "loc": ["body", "lci_datasets", 3], "msg": "Input should be a valid dictionary", "input": []}, {"type": "dict_type", "loc": ["body", "lci_datasets", 4], "msg": "Input should be a valid dictionary", "input": null}, {"type": "dict_type", "loc": ["body", "assessment_context"], "msg": "Input should be a valid dictionary", "input": "ctx"}]],
-  ["{\"model_versions\":{\"product_system\":\"1\",\"lci_dataset\":\"1\",\"integrated_lca\":\"1\"},\"product_system\":{},\"lci_datasets\":[],\"assessment_context\":5}", [{"type": "dict_type", "loc": ["body", "assessment_context"], "msg": "Input should be a valid dictionary", "input": 5}]],
-  ["{\"model_versions\":{\"product_system\":true,\"lci_dataset\":\"1\",\"integrated_lca\":2.5}}", [{"type": "string_type", "loc": ["body", "model_versions", "product_system"], "msg": "Input should be a valid string", "input": true}, {"type": "string_type", "loc": ["body", "model_versions", "integrated_lca"], "msg": "Input should be a valid string", "input": 2.5}, {"type": "missing", "loc": ["body", "product_system"], "msg": "Field required", "input": {"model_versions": {"product_system": true, "lci_dataset": "1", "integrated_lca": 2.5}}}]],
-  ["{\"model_versions\":{\"product_system\":\"1\",\"lci_dataset\":\"1\",\"integrated_lca\":\"1\"},\"product_system\":{},\"lci_datasets\":5}", [{"type": "list_type", "loc": ["body", "lci_datasets"], "msg": "Input should be a valid list", "input": 5}]],
-  ["{", [{"type": "json_invalid", "loc": ["body", 1], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting property name enclosed in double quotes"}}]],
-  ["{\"a\"", [{"type": "json_invalid", "loc": ["body", 4], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting ':' delimiter"}}]],
-  ["{\"a\":", [{"type": "json_invalid", "loc": ["body", 5], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["{\"a\":}", [{"type": "json_invalid", "loc": ["body", 5], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["{\"a\" 1}", [{"type": "json_invalid", "loc": ["body", 5], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting ':' delimiter"}}]],
-  ["{\"a\":1,}", [{"type": "json_invalid", "loc": ["body", 7], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting property name enclosed in double quotes"}}]],
-  ["{\"a\":1 \"b\":2}", [{"type": "json_invalid", "loc": ["body", 7], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting ',' delimiter"}}]],
-  ["{'a':1}", [{"type": "json_invalid", "loc": ["body", 1], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting property name enclosed in double quotes"}}]],
-  ["[1,]", [{"type": "json_invalid", "loc": ["body", 3], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["[1 2]", [{"type": "json_invalid", "loc": ["body", 3], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting ',' delimiter"}}]],
-  ["[", [{"type": "json_invalid", "loc": ["body", 1], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["{} x", [{"type": "json_invalid", "loc": ["body", 3], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Extra data"}}]],
-  ["{}{}", [{"type": "json_invalid", "loc": ["body", 2], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Extra data"}}]],
-  ["   ", [{"type": "json_invalid", "loc": ["body", 3], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["﻿{}", [{"type": "missing", "loc": ["body", "model_versions"], "msg": "Field required", "input": {}}, {"type": "missing", "loc": ["body", "product_system"], "msg": "Field required", "input": {}}]],
-  ["nul", [{"type": "json_invalid", "loc": ["body", 0], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["tru", [{"type": "json_invalid", "loc": ["body", 0], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["-", [{"type": "json_invalid", "loc": ["body", 0], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["-x", [{"type": "json_invalid", "loc": ["body", 0], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["01", [{"type": "json_invalid", "loc": ["body", 1], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Extra data"}}]],
-  ["1.", [{"type": "json_invalid", "loc": ["body", 1], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Extra data"}}]],
-  ["1e", [{"type": "json_invalid", "loc": ["body", 1], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Extra data"}}]],
-  ["1.5e+", [{"type": "json_invalid", "loc": ["body", 3], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Extra data"}}]],
-  ["\"abc", [{"type": "json_invalid", "loc": ["body", 0], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Unterminated string starting at"}}]],
-  ["\"a\\qb\"", [{"type": "json_invalid", "loc": ["body", 2], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Invalid \\escape"}}]],
-  ["\"a\\u12g4\"", [{"type": "json_invalid", "loc": ["body", 3], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Invalid \\uXXXX escape"}}]],
-  ["\"a\\u12\"", [{"type": "json_invalid", "loc": ["body", 3], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Invalid \\uXXXX escape"}}]],
-  ["\"a\\u1234", [{"type": "json_invalid", "loc": ["body", 3], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Invalid \\uXXXX escape"}}]],
-  ["\"a\\ud800\\uzzzz\"", [{"type": "json_invalid", "loc": ["body", 9], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Invalid \\uXXXX escape"}}]],
-  ["\"a\tb\"", [{"type": "json_invalid", "loc": ["body", 2], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Invalid control character at"}}]],
-  ["\"a\\", [{"type": "json_invalid", "loc": ["body", 0], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Unterminated string starting at"}}]],
-  ["{\"é😀\": 1, \"b\": }", [{"type": "json_invalid", "loc": ["body", 15], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["{\"a\": [1, 2, {\"b\": tru}]}", [{"type": "json_invalid", "loc": ["body", 19], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting value"}}]],
-  ["{\n  \"model_versions\": {\n    \"product_system\": \"1\",\n  }\n}", [{"type": "json_invalid", "loc": ["body", 53], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting property name enclosed in double quotes"}}]],
-  ["{\"a\":1}\n\n  ]", [{"type": "json_invalid", "loc": ["body", 11], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Extra data"}}]],
+  ['', [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]],
+  ['null', [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]],
+  ['"text"', [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: 'text' }]],
+  ['42', [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: 42 }]],
+  ['[]', [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [] }]],
+  ['[{"a":1}]', [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [{ a: 1 }] }]],
+  ['true', [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: true }]],
+  [
+    '{}',
+    [
+      { type: 'missing', loc: ['body', 'model_versions'], msg: 'Field required', input: {} },
+      { type: 'missing', loc: ['body', 'product_system'], msg: 'Field required', input: {} },
+    ],
+  ],
+  ['{"model_versions":{"product_system":"1","lci_dataset":"1","integrated_lca":"1"},"product_system":{}}', 'valid'],
+  ['{"model_versions":{"product_system":"1","lci_dataset":"1","integrated_lca":"1"},"product_system":{},"lci_datasets":[{}],"assessment_context":{"x":1},"extra":1}', 'valid'],
+  [
+    '{"model_versions":{},"product_system":{}}',
+    [
+      { type: 'missing', loc: ['body', 'model_versions', 'product_system'], msg: 'Field required', input: {} },
+      { type: 'missing', loc: ['body', 'model_versions', 'lci_dataset'], msg: 'Field required', input: {} },
+      { type: 'missing', loc: ['body', 'model_versions', 'integrated_lca'], msg: 'Field required', input: {} },
+    ],
+  ],
+  [
+    '{"model_versions":{"product_system":1,"lci_dataset":null,"integrated_lca":["x"]},"product_system":{}}',
+    [
+      { type: 'string_type', loc: ['body', 'model_versions', 'product_system'], msg: 'Input should be a valid string', input: 1 },
+      { type: 'string_type', loc: ['body', 'model_versions', 'lci_dataset'], msg: 'Input should be a valid string', input: null },
+      { type: 'string_type', loc: ['body', 'model_versions', 'integrated_lca'], msg: 'Input should be a valid string', input: ['x'] },
+    ],
+  ],
+  [
+    '{"model_versions":"0.1","product_system":[]}',
+    [
+      { type: 'model_attributes_type', loc: ['body', 'model_versions'], msg: 'Input should be a valid dictionary or object to extract fields from', input: '0.1' },
+      { type: 'dict_type', loc: ['body', 'product_system'], msg: 'Input should be a valid dictionary', input: [] },
+    ],
+  ],
+  [
+    '{"model_versions":null,"product_system":null}',
+    [
+      { type: 'model_attributes_type', loc: ['body', 'model_versions'], msg: 'Input should be a valid dictionary or object to extract fields from', input: null },
+      { type: 'dict_type', loc: ['body', 'product_system'], msg: 'Input should be a valid dictionary', input: null },
+    ],
+  ],
+  [
+    '{"model_versions":[],"product_system":"x"}',
+    [
+      { type: 'model_attributes_type', loc: ['body', 'model_versions'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [] },
+      { type: 'dict_type', loc: ['body', 'product_system'], msg: 'Input should be a valid dictionary', input: 'x' },
+    ],
+  ],
+  [
+    '{"model_versions":5,"product_system":true}',
+    [
+      { type: 'model_attributes_type', loc: ['body', 'model_versions'], msg: 'Input should be a valid dictionary or object to extract fields from', input: 5 },
+      { type: 'dict_type', loc: ['body', 'product_system'], msg: 'Input should be a valid dictionary', input: true },
+    ],
+  ],
+  [
+    '{"model_versions":{"product_system":"1","lci_dataset":"1","integrated_lca":"1"},"product_system":{},"lci_datasets":{}}',
+    [{ type: 'list_type', loc: ['body', 'lci_datasets'], msg: 'Input should be a valid list', input: {} }],
+  ],
+  [
+    '{"model_versions":{"product_system":"1","lci_dataset":"1","integrated_lca":"1"},"product_system":{},"lci_datasets":null,"assessment_context":null}',
+    [
+      { type: 'list_type', loc: ['body', 'lci_datasets'], msg: 'Input should be a valid list', input: null },
+      { type: 'dict_type', loc: ['body', 'assessment_context'], msg: 'Input should be a valid dictionary', input: null },
+    ],
+  ],
+  [
+    '{"model_versions":{"product_system":"1","lci_dataset":"1","integrated_lca":"1"},"product_system":{},"lci_datasets":"abc","assessment_context":[]}',
+    [
+      { type: 'list_type', loc: ['body', 'lci_datasets'], msg: 'Input should be a valid list', input: 'abc' },
+      { type: 'dict_type', loc: ['body', 'assessment_context'], msg: 'Input should be a valid dictionary', input: [] },
+    ],
+  ],
+  [
+    '{"model_versions":{"product_system":"1","lci_dataset":"1","integrated_lca":"1"},"product_system":{},"lci_datasets":[{}, 1, "x", [], null, {"a":2}],"assessment_context":"ctx"}',
+    [
+      { type: 'dict_type', loc: ['body', 'lci_datasets', 1], msg: 'Input should be a valid dictionary', input: 1 },
+      { type: 'dict_type', loc: ['body', 'lci_datasets', 2], msg: 'Input should be a valid dictionary', input: 'x' },
+      { type: 'dict_type', loc: ['body', 'lci_datasets', 3], msg: 'Input should be a valid dictionary', input: [] },
+      { type: 'dict_type', loc: ['body', 'lci_datasets', 4], msg: 'Input should be a valid dictionary', input: null },
+      { type: 'dict_type', loc: ['body', 'assessment_context'], msg: 'Input should be a valid dictionary', input: 'ctx' },
+    ],
+  ],
+  [
+    '{"model_versions":{"product_system":"1","lci_dataset":"1","integrated_lca":"1"},"product_system":{},"lci_datasets":[],"assessment_context":5}',
+    [{ type: 'dict_type', loc: ['body', 'assessment_context'], msg: 'Input should be a valid dictionary', input: 5 }],
+  ],
+  [
+    '{"model_versions":{"product_system":true,"lci_dataset":"1","integrated_lca":2.5}}',
+    [
+      { type: 'string_type', loc: ['body', 'model_versions', 'product_system'], msg: 'Input should be a valid string', input: true },
+      { type: 'string_type', loc: ['body', 'model_versions', 'integrated_lca'], msg: 'Input should be a valid string', input: 2.5 },
+      { type: 'missing', loc: ['body', 'product_system'], msg: 'Field required', input: { model_versions: { product_system: true, lci_dataset: '1', integrated_lca: 2.5 } } },
+    ],
+  ],
+  [
+    '{"model_versions":{"product_system":"1","lci_dataset":"1","integrated_lca":"1"},"product_system":{},"lci_datasets":5}',
+    [{ type: 'list_type', loc: ['body', 'lci_datasets'], msg: 'Input should be a valid list', input: 5 }],
+  ],
+  ['{', [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }]],
+  ['{"a"', [{ type: 'json_invalid', loc: ['body', 4], msg: 'JSON decode error', input: {}, ctx: { error: "Expecting ':' delimiter" } }]],
+  ['{"a":', [{ type: 'json_invalid', loc: ['body', 5], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['{"a":}', [{ type: 'json_invalid', loc: ['body', 5], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['{"a" 1}', [{ type: 'json_invalid', loc: ['body', 5], msg: 'JSON decode error', input: {}, ctx: { error: "Expecting ':' delimiter" } }]],
+  ['{"a":1,}', [{ type: 'json_invalid', loc: ['body', 7], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }]],
+  ['{"a":1 "b":2}', [{ type: 'json_invalid', loc: ['body', 7], msg: 'JSON decode error', input: {}, ctx: { error: "Expecting ',' delimiter" } }]],
+  ["{'a':1}", [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }]],
+  ['[1,]', [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['[1 2]', [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: "Expecting ',' delimiter" } }]],
+  ['[', [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['{} x', [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: 'Extra data' } }]],
+  ['{}{}', [{ type: 'json_invalid', loc: ['body', 2], msg: 'JSON decode error', input: {}, ctx: { error: 'Extra data' } }]],
+  ['   ', [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  [
+    '﻿{}',
+    [
+      { type: 'missing', loc: ['body', 'model_versions'], msg: 'Field required', input: {} },
+      { type: 'missing', loc: ['body', 'product_system'], msg: 'Field required', input: {} },
+    ],
+  ],
+  ['nul', [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['tru', [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['-', [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['-x', [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['01', [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Extra data' } }]],
+  ['1.', [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Extra data' } }]],
+  ['1e', [{ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {}, ctx: { error: 'Extra data' } }]],
+  ['1.5e+', [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: 'Extra data' } }]],
+  ['"abc', [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Unterminated string starting at' } }]],
+  ['"a\\qb"', [{ type: 'json_invalid', loc: ['body', 2], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid \\escape' } }]],
+  ['"a\\u12g4"', [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid \\uXXXX escape' } }]],
+  ['"a\\u12"', [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid \\uXXXX escape' } }]],
+  ['"a\\u1234', [{ type: 'json_invalid', loc: ['body', 3], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid \\uXXXX escape' } }]],
+  ['"a\\ud800\\uzzzz"', [{ type: 'json_invalid', loc: ['body', 9], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid \\uXXXX escape' } }]],
+  ['"a\tb"', [{ type: 'json_invalid', loc: ['body', 2], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid control character at' } }]],
+  ['"a\\', [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Unterminated string starting at' } }]],
+  ['{"é😀": 1, "b": }', [{ type: 'json_invalid', loc: ['body', 15], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  ['{"a": [1, 2, {"b": tru}]}', [{ type: 'json_invalid', loc: ['body', 19], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } }]],
+  [
+    '{\n  "model_versions": {\n    "product_system": "1",\n  }\n}',
+    [{ type: 'json_invalid', loc: ['body', 53], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } }],
+  ],
+  ['{"a":1}\n\n  ]', [{ type: 'json_invalid', loc: ['body', 11], msg: 'JSON decode error', input: {}, ctx: { error: 'Extra data' } }]],
 ];
 
 describe('compute: parity with FastAPI + pydantic v2', () => {

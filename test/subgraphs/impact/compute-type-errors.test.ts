@@ -75,7 +75,7 @@ describe('POST /compute with a field of the wrong JSON type is 422 in FastAPI sh
     });
   });
 
-  test('GraphQL computeImpact refuses the same wrong type by its input types (the REST 422 is the facade\'s)', async () => {
+  test("GraphQL computeImpact refuses the same wrong type by its input types (the REST 422 is the facade's)", async () => {
     const rest = await compute({ ...VALID, model_versions: { ...VALID.model_versions, lci_dataset: 1 } });
     expect(rest.status).toBe(422);
     const input = { modelVersions: { productSystem: '0.1.0', lciDataset: 1, integratedLca: '0.1.0' }, productSystem: {}, lciDatasets: [], assessmentContext: {} };

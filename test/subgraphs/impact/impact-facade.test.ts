@@ -8,7 +8,6 @@ import { openApiProblems } from '../../support/openapi.js';
 import { ArtifactHost } from '../../support/artifact-host.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../support/system.js';
 
-
 describe.each(STORES)('on %s', (store) => {
   const validRequest = {
     model_versions: { product_system: '0.1.0', lci_dataset: '0.1.0', integrated_lca: '0.1.0' },
@@ -121,7 +120,11 @@ describe.each(STORES)('on %s', (store) => {
       const spec = (await call(impact, 'GET', '/openapi.json')).json as { paths: Record<string, Record<string, unknown>> };
       const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
       const served = Object.entries(spec.paths)
-        .flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`))
+        .flatMap(([path, item]) =>
+          Object.keys(item)
+            .filter((key) => METHODS.includes(key))
+            .map((method) => `${method.toUpperCase()} ${path}`),
+        )
         .sort();
       expect(served.length).toBeGreaterThanOrEqual(5);
 
@@ -135,7 +138,13 @@ describe.each(STORES)('on %s', (store) => {
       // Every operation is rendered in one pass once the document has loaded; wait for the expected
       // count without failing here, so that a missing operation shows up in the comparison below.
       // Runs in the page, where `document` is the browser's (this project is compiled without the DOM library).
-      await page.waitForFunction((count) => (globalThis as unknown as { document: { querySelectorAll(selector: string): { length: number } } }).document.querySelectorAll('.opblock').length >= count, served.length, { timeout: 10_000 }).catch(() => undefined);
+      await page
+        .waitForFunction(
+          (count) => (globalThis as unknown as { document: { querySelectorAll(selector: string): { length: number } } }).document.querySelectorAll('.opblock').length >= count,
+          served.length,
+          { timeout: 10_000 },
+        )
+        .catch(() => undefined);
       const rendered = await page.$$eval('.opblock', (blocks) =>
         blocks.map((block) => {
           const method = block.querySelector('.opblock-summary-method')?.textContent?.trim().toUpperCase();

@@ -125,7 +125,16 @@ describe('GraphQL computeImpact has no side effects, like POST /compute', () => 
     expect(missing.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     // Repeated, in one operation with aliases: still nothing.
     const repeated = await graphql(
-      `mutation($input: ComputeImpactInput!) { a: computeImpact(input: $input) { integratedLca } b: computeImpact(input: $input) { integratedLca } }`,
+      `
+        mutation ($input: ComputeImpactInput!) {
+          a: computeImpact(input: $input) {
+            integratedLca
+          }
+          b: computeImpact(input: $input) {
+            integratedLca
+          }
+        }
+      `,
       { input: VALID_INPUT },
     );
     expect(repeated.json.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['CALCULATION_NOT_IMPLEMENTED', 'CALCULATION_NOT_IMPLEMENTED']);

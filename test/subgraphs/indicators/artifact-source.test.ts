@@ -219,9 +219,7 @@ describe('artifact version check and questionnaire in the service', () => {
       id: 'Tiny',
       indicatorType: null,
       productCategory: null,
-      parameters: [
-        { id: 'P1', name: null, weight: 1, fixedScore: null, questions: [{ id: 'Q1', text: null, weight: 1, answers: [{ id: 'a', text: null, score: 5 }] }] },
-      ],
+      parameters: [{ id: 'P1', name: null, weight: 1, fixedScore: null, questions: [{ id: 'Q1', text: null, weight: 1, answers: [{ id: 'a', text: null, score: 5 }] }] }],
     });
     await domainError(service().specifications('..'), 'CALCULATION_ARTIFACT_NOT_FOUND');
   });

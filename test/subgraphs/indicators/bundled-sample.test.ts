@@ -21,11 +21,7 @@ describe('the bundled sample scores offline', () => {
     expect(response.artifacts.calculation_url).toBe(pathToFileURL(projectPath(...SAMPLE_DIR, 'calculation.json')).href);
     expect(response.payload).toEqual(request.payload);
     // P1 = 3 × 0.6 + 5 × 0.4 = 3.8; P2 = 4 × 1 = 4; P3 fixed 5; total = (3.8 × 0.4 + 4 × 0.35 + 5 × 0.25) / 5
-    expect(response.result.parameter_scores.map((p) => p.computed_score)).toEqual([
-      expect.closeTo(3.8, 12),
-      4,
-      5,
-    ]);
+    expect(response.result.parameter_scores.map((p) => p.computed_score)).toEqual([expect.closeTo(3.8, 12), 4, 5]);
     expect(response.result.total_score).toBeCloseTo(0.834, 12);
   });
 

@@ -60,11 +60,7 @@ describe('compute request parsing', () => {
       model_version: 4,
       payload: {
         indicator_specification_id: 7,
-        parameter_assessments: [
-          { question_answers: [{ selected_answer_id: 3 }, 'nope', { question_id: 'Q', selected_answer_id: null }] },
-          { parameter_id: 'P2', question_answers: {} },
-          5,
-        ],
+        parameter_assessments: [{ question_answers: [{ selected_answer_id: 3 }, 'nope', { question_id: 'Q', selected_answer_id: null }] }, { parameter_id: 'P2', question_answers: {} }, 5],
       },
     });
     expect(problems.map((p) => p.path)).toEqual([
@@ -81,9 +77,7 @@ describe('compute request parsing', () => {
   });
 
   test('parameter_assessments must be an array when present (null is not [])', () => {
-    expect(paths({ payload: { indicator_specification_id: 'X', parameter_assessments: null } })).toEqual([
-      '$.payload.parameter_assessments',
-    ]);
+    expect(paths({ payload: { indicator_specification_id: 'X', parameter_assessments: null } })).toEqual(['$.payload.parameter_assessments']);
   });
 
   test.each(['', '.', '..', '0.0.4/../x', 'a b', 'a\\b'])('model_version %j is not a usable version', (version) => {

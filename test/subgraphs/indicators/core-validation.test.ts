@@ -82,7 +82,14 @@ describe('delegated validation through the core HTTP contract', () => {
       passed: true,
       results: [
         { kind: 'JsonSchema', passed: true, violations: [] },
-        { kind: 'Shacl', passed: true, violations: [{ path: '$.a', message: 'w1', severity: 'Warning' }, { path: '$.b', message: 'i1', severity: 'Info' }] },
+        {
+          kind: 'Shacl',
+          passed: true,
+          violations: [
+            { path: '$.a', message: 'w1', severity: 'Warning' },
+            { path: '$.b', message: 'i1', severity: 'Info' },
+          ],
+        },
         { kind: 'Owl', passed: true, violations: [{ path: '$', message: 'w2', severity: 'Warning' }] },
       ],
     };
@@ -97,7 +104,14 @@ describe('delegated validation through the core HTTP contract', () => {
       passed: false,
       results: [
         { kind: 'JsonSchema', passed: false, violations: [{ path: '$.x', message: 'bad', severity: 'Error' }] },
-        { kind: 'Shacl', passed: false, violations: [{ path: '$.y', message: 'closed', severity: 'Error' }, { path: '$.z', message: 'closed', severity: 'Error' }] },
+        {
+          kind: 'Shacl',
+          passed: false,
+          violations: [
+            { path: '$.y', message: 'closed', severity: 'Error' },
+            { path: '$.z', message: 'closed', severity: 'Error' },
+          ],
+        },
         { kind: 'Owl', passed: true, violations: [] },
       ],
     };
@@ -169,9 +183,7 @@ describe('delegated validation through the core HTTP contract', () => {
   });
 
   test('INDICATORS_SKIP_VALIDATION: no core call, status validation_skipped, verdict fields null', async () => {
-    const skipping = serviceFor(
-      testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}`, skipValidation: true }),
-    );
+    const skipping = serviceFor(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}`, skipValidation: true }));
     const { validation, result } = await skipping.compute({ payload: PAYLOAD });
     expect(core.requests).toHaveLength(0);
     expect(validation).toEqual({

@@ -77,9 +77,7 @@ describe('indicator configuration', () => {
   });
 
   test('health reports exactly the fields of doc 02', () => {
-    const service = createIndicatorService(
-      readIndicatorConfig({ CORE_BASE_URL: 'http://core:8080', ARTIFACT_BASE_URL_TEMPLATE: 'https://models.example.org/re/{version}', HTTP_TIMEOUT_SECS: '7' }),
-    );
+    const service = createIndicatorService(readIndicatorConfig({ CORE_BASE_URL: 'http://core:8080', ARTIFACT_BASE_URL_TEMPLATE: 'https://models.example.org/re/{version}', HTTP_TIMEOUT_SECS: '7' }));
     expect(service.health()).toStrictEqual({
       status: 'ok',
       model_family: 're-indicators-specification',

@@ -3,7 +3,6 @@ import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../s
 import { json, passedReport, startServer, type TestServer } from './http-fixtures.js';
 import { SAMPLE_SCORES, SAMPLE_TEMPLATE, localProfileEnv, sampleRequest } from './local-profile.js';
 
-
 describe.each(STORES)('on %s', (store) => {
   const errorBody = (code: string) => ({ code, message: expect.any(String), details: expect.anything() });
 
@@ -172,8 +171,7 @@ describe.each(STORES)('on %s', (store) => {
     let sut: TestSystem;
     let indicators: string;
     const payload = { indicator_specification_id: 'IND', parameter_assessments: [{ parameter_id: 'P1', question_answers: [{ question_id: 'Q1', selected_answer_id: 'a' }] }] };
-    const compute = (modelVersion: string, headers: Record<string, string> = {}) =>
-      call(indicators, 'POST', '/compute', { body: { model_version: modelVersion, payload }, headers });
+    const compute = (modelVersion: string, headers: Record<string, string> = {}) => call(indicators, 'POST', '/compute', { body: { model_version: modelVersion, payload }, headers });
 
     beforeAll(async () => {
       core = await startServer(() => json(200, passedReport()));

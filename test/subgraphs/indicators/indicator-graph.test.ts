@@ -40,8 +40,7 @@ const SAMPLE_ASSESSMENT = {
 /** A frontend's view: one graph renders the questionnaire (models + indicators) and scores the answers. */
 describe('indicators in the unified graph', () => {
   let sut: TestSystem;
-  const graphql = (query: string, variables: Record<string, unknown> = {}) =>
-    call(sut.url('gateway'), 'POST', '/graphql', { body: { query, variables } });
+  const graphql = (query: string, variables: Record<string, unknown> = {}) => call(sut.url('gateway'), 'POST', '/graphql', { body: { query, variables } });
 
   beforeAll(async () => {
     sut = await startTestSystem({ ...NO_AUTH, ...localProfileEnv(['other-model']) });
@@ -99,9 +98,22 @@ describe('indicators in the unified graph', () => {
   });
 
   test('the same questionnaire as typed fields is validated and scored as the same payload', async () => {
-    const typed = await graphql(`mutation($input: ComputeIndicatorsInput!) { computeIndicators(input: $input) { modelVersion payload result { totalScore } } }`, {
-      input: { modelVersion: '0.0.4', assessment: SAMPLE_ASSESSMENT },
-    });
+    const typed = await graphql(
+      `
+        mutation ($input: ComputeIndicatorsInput!) {
+          computeIndicators(input: $input) {
+            modelVersion
+            payload
+            result {
+              totalScore
+            }
+          }
+        }
+      `,
+      {
+        input: { modelVersion: '0.0.4', assessment: SAMPLE_ASSESSMENT },
+      },
+    );
     expect(typed.json.errors).toBeUndefined();
     const { computeIndicators: computed } = typed.json.data;
     // The model's own JSON, with the instant in UTC and milliseconds.

@@ -43,7 +43,10 @@ describeShared('POST /compute against the published 0.0.4 artifacts', () => {
       passed: true,
       finding_count: expect.any(Number),
       findings_present: expect.any(Boolean),
-      raw_report: { passed: true, results: [expect.objectContaining({ kind: 'JsonSchema', passed: true }), expect.objectContaining({ kind: 'Shacl', passed: true }), expect.objectContaining({ kind: 'Owl', passed: true })] },
+      raw_report: {
+        passed: true,
+        results: [expect.objectContaining({ kind: 'JsonSchema', passed: true }), expect.objectContaining({ kind: 'Shacl', passed: true }), expect.objectContaining({ kind: 'Owl', passed: true })],
+      },
       details: expect.any(Array),
     });
     expect(answer.json.payload).toEqual(body.payload);

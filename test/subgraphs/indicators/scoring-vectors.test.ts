@@ -19,9 +19,7 @@ const available = sharedDataAvailable('re-indicators-calculation') && sharedData
   beforeAll(async () => {
     const calculation = readFileSync(sharedPath('re-indicators-specification', '0.0.4', 'calculation.json'), 'utf8');
     core = await startServer(() => json(200, passedReport()));
-    artifacts = await startServer((req) =>
-      req.url === '/0.0.4/calculation.json' ? { status: 200, body: calculation } : { status: 404 },
-    );
+    artifacts = await startServer((req) => (req.url === '/0.0.4/calculation.json' ? { status: 200, body: calculation } : { status: 404 }));
     service = serviceFor(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}/` }));
   });
 

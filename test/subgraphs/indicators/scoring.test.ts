@@ -15,7 +15,14 @@ const artifact = parseCalculationArtifact({
           parameter_ref: 'P1',
           weight: 0.5,
           questions: [
-            { question_id: 'Q1', weight: 0.25, answers: [{ answer_id: 'a', score: 5 }, { answer_id: '__proto__', score: 2 }] },
+            {
+              question_id: 'Q1',
+              weight: 0.25,
+              answers: [
+                { answer_id: 'a', score: 5 },
+                { answer_id: '__proto__', score: 2 },
+              ],
+            },
             { question_id: 'Q2', weight: 0.75, answers: [{ answer_id: 'b', score: 4 }] },
           ],
         },
@@ -36,7 +43,13 @@ describe('scoring (DECISIONS section 5)', () => {
     const result = scored({
       indicator_specification_id: 'Tiny',
       parameter_assessments: [
-        { parameter_id: 'P1', question_answers: [{ question_id: 'Q1', selected_answer_id: 'a' }, { question_id: 'Q2', selected_answer_id: 'b' }] },
+        {
+          parameter_id: 'P1',
+          question_answers: [
+            { question_id: 'Q1', selected_answer_id: 'a' },
+            { question_id: 'Q2', selected_answer_id: 'b' },
+          ],
+        },
       ],
     });
     expect(result).toEqual({
@@ -74,7 +87,13 @@ describe('scoring (DECISIONS section 5)', () => {
     const result = scored({
       indicator_specification_id: 'Tiny',
       parameter_assessments: [
-        { parameter_id: 'P1', question_answers: [{ question_id: 'Q1', selected_answer_id: '__proto__' }, { question_id: 'Q2', selected_answer_id: 'constructor' }] },
+        {
+          parameter_id: 'P1',
+          question_answers: [
+            { question_id: 'Q1', selected_answer_id: '__proto__' },
+            { question_id: 'Q2', selected_answer_id: 'constructor' },
+          ],
+        },
       ],
     });
     expect(result.parameter_scores[0].question_scores).toEqual([

@@ -18,7 +18,10 @@ const NAMEABLE_KEY = /^[A-Za-z0-9_-]+$/;
 
 /** `a`, 2, `b` → `a[2].b`: the first segment of a filter path is always a key. */
 export function numberPath(path: readonly PathSegment[]): string {
-  return path.map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${segment}`)).join('').slice(1);
+  return path
+    .map((segment) => (typeof segment === 'number' ? `[${segment}]` : `.${segment}`))
+    .join('')
+    .slice(1);
 }
 
 /**

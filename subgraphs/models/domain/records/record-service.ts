@@ -123,7 +123,7 @@ export class RecordService {
   /** The cursor after the first `offset` records of the query (null: none to skip), or undefined when fewer are there. */
   private async skip(caller: Principal, query: RecordQuery, offset: number, budget?: ReadBudget): Promise<string | null | undefined> {
     let after: string | null = null;
-    for (let left = offset; left > 0; ) {
+    for (let left = offset; left > 0;) {
       const first = Math.min(left, PAGE_SIZE.max);
       const { cursors, hasNextPage } = await this.page(caller, query, { first, after }, true, budget);
       left -= first;
@@ -178,7 +178,6 @@ export class RecordService {
     if (replayed) this.observer?.replayed();
     return { record: result.record, replayed };
   }
-
 }
 
 /** Exactly one of the two. */

@@ -155,5 +155,7 @@ export function storableRecord(record: NewRecord): StorableRecord {
  * version, request]), as keys stored before were fingerprinted.
  */
 export function requestFingerprint(model: string, version: string, requestJson: string): string {
-  return createHash('sha256').update(`[${JSON.stringify(model)},${JSON.stringify(version)},${requestJson}]`).digest('hex');
+  return createHash('sha256')
+    .update(`[${JSON.stringify(model)},${JSON.stringify(version)},${requestJson}]`)
+    .digest('hex');
 }

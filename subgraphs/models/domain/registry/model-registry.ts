@@ -111,10 +111,7 @@ export interface RefreshCoordinator {
   ask(ask: RefreshAsk): Promise<RefreshReport>;
 }
 
-export type ArtifactState =
-  | { state: 'absent' }
-  | { state: 'loaded'; body: Buffer; etag: string }
-  | { state: 'failed'; message: string };
+export type ArtifactState = { state: 'absent' } | { state: 'loaded'; body: Buffer; etag: string } | { state: 'failed'; message: string };
 
 export interface ModelVersion {
   model: string;

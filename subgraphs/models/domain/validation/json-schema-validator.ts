@@ -15,11 +15,7 @@ function ajvFor(schema: Record<string, unknown>): Ajv {
   const draft = String(schema.$schema ?? '');
   // `source`: the compiled validator can be written out as code (ajv's standalone mode).
   const options = { allErrors: true, strict: false, validateFormats: true, code: { source: true } };
-  const ajv = draft.includes('2020-12')
-    ? new Ajv2020(options)
-    : draft.includes('2019-09')
-      ? new Ajv2019(options)
-      : new Ajv(options);
+  const ajv = draft.includes('2020-12') ? new Ajv2020(options) : draft.includes('2019-09') ? new Ajv2019(options) : new Ajv(options);
   addFormats(ajv);
   return ajv;
 }
@@ -91,7 +87,10 @@ function toViolation(error: ErrorObject): Violation {
 
 function pointerSegments(pointer: string): string[] {
   if (!pointer) return [];
-  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 export function toJsonPath(segments: Array<string | number>): string {

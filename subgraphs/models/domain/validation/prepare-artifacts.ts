@@ -34,8 +34,7 @@ export interface PreparedArtifacts {
 export function prepareArtifacts(texts: ArtifactTexts, rootClass?: string): PreparedArtifacts {
   const problems: ArtifactProblem[] = [];
   const attempt = problemRecorder(problems);
-  const turtle = (kind: 'shacl' | 'owl', text: string | undefined, artifact: string) =>
-    text === undefined ? undefined : attempt(kind, () => encodeQuads(parseTurtle(text, artifact)));
+  const turtle = (kind: 'shacl' | 'owl', text: string | undefined, artifact: string) => (text === undefined ? undefined : attempt(kind, () => encodeQuads(parseTurtle(text, artifact))));
   const schema = texts.schema === undefined ? undefined : attempt('schema', () => JSON.parse(texts.schema!) as unknown);
   return {
     schema,

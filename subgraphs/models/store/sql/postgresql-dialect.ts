@@ -87,10 +87,7 @@ function payloadCondition(sql: SqlWriter, path: PathSegment[], condition: Condit
 
 /** `payload @> {"a":[{"b":value}]}` for path a[0].b: true whenever the field equals `value`. */
 function containing(sql: SqlWriter, path: PathSegment[], value: JsonValue): string {
-  const document = path.reduceRight<JsonValue>(
-    (inner, segment) => (typeof segment === 'number' ? [inner] : { [segment]: inner }),
-    value,
-  );
+  const document = path.reduceRight<JsonValue>((inner, segment) => (typeof segment === 'number' ? [inner] : { [segment]: inner }), value);
   return `r.payload @> ${sql.json(document)}`;
 }
 

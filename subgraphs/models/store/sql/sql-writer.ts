@@ -54,9 +54,7 @@ export class SqlWriter {
     if (alias === undefined) {
       alias = `n${this.numberAliases.size + 1}`;
       this.numberAliases.set(field, alias);
-      this.joins.push(
-        ` LEFT JOIN record_numbers ${alias} ON ${alias}.record_id = r.id AND ${alias}.record_namespace = r.namespace AND ${alias}.path = ${this.text(field)}`,
-      );
+      this.joins.push(` LEFT JOIN record_numbers ${alias} ON ${alias}.record_id = r.id AND ${alias}.record_namespace = r.namespace AND ${alias}.path = ${this.text(field)}`);
     }
     return alias;
   }

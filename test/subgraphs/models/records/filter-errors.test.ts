@@ -96,10 +96,22 @@ const CASES: Array<[string, Case]> = [
   [
     'GTE with a list',
     {
-      graph: { filter: { conditions: [{ field: 'ID', operator: 'EQ', value: { string: 'w-1' } }, { field: 'PAYLOAD', path: 'weight', operator: 'GTE', value: { json: [1] } }] } },
+      graph: {
+        filter: {
+          conditions: [
+            { field: 'ID', operator: 'EQ', value: { string: 'w-1' } },
+            { field: 'PAYLOAD', path: 'weight', operator: 'GTE', value: { json: [1] } },
+          ],
+        },
+      },
       graphAt: 'filter.conditions[1].value',
       graphReason: 'GTE takes value.number, value.string or value.dateTime',
-      rest: { where: [{ field: 'id', op: 'eq', value: 'w-1' }, { field: 'payload.weight', op: 'gte', value: [1] }] },
+      rest: {
+        where: [
+          { field: 'id', op: 'eq', value: 'w-1' },
+          { field: 'payload.weight', op: 'gte', value: [1] },
+        ],
+      },
       restAt: 'where[1]',
       restReason: 'gte takes a number or a string',
     },
@@ -151,7 +163,7 @@ describe('a bad filter, refused in the words of the client that sent it', () => 
     expect(answer.text).not.toMatch(/payload\.<key>|where\[|sort\[|ISO 8601 timestamp|\b(in|exists|contains|gte) takes/);
   });
 
-  test.each(CASES)('%s: the REST facades answer the contract\'s details, unchanged', async (_, c) => {
+  test.each(CASES)("%s: the REST facades answer the contract's details, unchanged", async (_, c) => {
     const details = { at: c.restAt, reason: c.restReason, given: partAt(c.rest, c.restAt) };
     const core = await coreQuery(sut.url('core'), c.rest);
     expect(expectError(core, 400, 'BAD_REQUEST')).toEqual(details);

@@ -27,7 +27,12 @@ async function registryOfTestModels(): Promise<ModelRegistry> {
   const base = 'memory:/mini/1.0/';
   const files = new Map((['schema.json', 'shacl.ttl', 'owl.ttl'] as const).map((file) => [`${base}${file}`, Buffer.from(miniArtifact(file))]));
   const registry = new ModelRegistry({
-    catalog: { load: async () => [{ model: 'mini', version: '1.0', base_url: base, root_class: 'Widget' }, { model: 'bare', version: '0.1' }] },
+    catalog: {
+      load: async () => [
+        { model: 'mini', version: '1.0', base_url: base, root_class: 'Widget' },
+        { model: 'bare', version: '0.1' },
+      ],
+    },
     artifacts: { fetch: async (url) => (files.has(url) ? { found: true, body: files.get(url)! } : { found: false }) },
     // In this thread: the server's preparer is a worker thread (adapters/artifact-preparer.ts).
     preparer: { prepare: async (texts, rootClass) => prepareArtifacts(texts, rootClass) },
@@ -157,7 +162,11 @@ describe('storeRecord (the records backend)', () => {
 describe('get and find', () => {
   test('a record nobody let the caller read is RECORD_NOT_FOUND, as a missing one is', async () => {
     await service.create(alice, MINI, VALID_WIDGET, 'k');
-    for (const [caller, id] of [[bob, 'w-1'], [carol, 'w-1'], [alice, 'missing']] as const) {
+    for (const [caller, id] of [
+      [bob, 'w-1'],
+      [carol, 'w-1'],
+      [alice, 'missing'],
+    ] as const) {
       await expect(service.get(caller, id)).rejects.toMatchObject({ code: 'RECORD_NOT_FOUND', details: { id } });
       expect(await service.find(caller, id)).toBeNull();
     }
@@ -210,7 +219,7 @@ describe('page and count', () => {
     expect(all).toHaveLength(3);
     const forwards: string[] = [];
     let after: string | null = null;
-    for (let hasNextPage = true; hasNextPage; ) {
+    for (let hasNextPage = true; hasNextPage;) {
       const page = await service.page(alice, EVERY, { first: 1, after });
       expect(page.records).toHaveLength(1);
       expect(page.hasPreviousPage).toBe(forwards.length > 0);
@@ -244,7 +253,7 @@ describe('grants', () => {
     expect(ids(await list(carol))).toEqual(['w-1']);
   });
 
-  test("only the owner grants and revokes: to anyone else the record is RECORD_NOT_FOUND", async () => {
+  test('only the owner grants and revokes: to anyone else the record is RECORD_NOT_FOUND', async () => {
     await expect(service.grantRead(bob, 'w-1', { subject: 'bob' })).rejects.toMatchObject({ code: 'RECORD_NOT_FOUND' });
     await service.grantRead(alice, 'w-1', { subject: 'bob' });
     await expect(service.revokeRead(bob, 'w-1', { subject: 'bob' })).rejects.toMatchObject({ code: 'RECORD_NOT_FOUND' });

@@ -181,7 +181,8 @@ describe.each(backends)('records access on %s', (backend) => {
     expect(await code({ payload, key: ' ' })).toMatchObject({ code: 'MISSING_IDEMPOTENCY_KEY' });
     expect(await code({ payload: { id: 'bad' }, key: randomUUID() })).toMatchObject({ code: 'VALIDATION_FAILED', details: { passed: false } });
 
-    const store = 'mutation ($id: ID!, $payload: JSON, $key: String!) { storeRecord(input: { id: $id, model: "m", version: "1", payload: $payload, idempotencyKey: $key }) { replayed record { id payload } } }';
+    const store =
+      'mutation ($id: ID!, $payload: JSON, $key: String!) { storeRecord(input: { id: $id, model: "m", version: "1", payload: $payload, idempotencyKey: $key }) { replayed record { id payload } } }';
     expect((await graphql(gateway, store, { id: `g-${k}`, payload: [1, 'two'], key: `${k}-store` }, token.aliceAcme)).data.storeRecord).toEqual({
       replayed: false,
       record: { id: `g-${k}`, payload: [1, 'two'] },
@@ -195,7 +196,10 @@ describe.each(backends)('records access on %s', (backend) => {
     const orderBy = [{ field: 'ID', direction: 'DESC' }];
     const both = { nodes: [{ id: payload.id }, { id: `g-${k}` }], totalCount: 2, pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: expect.any(String) } };
     expect((await graphql(gateway, query, { filter, orderBy }, token.aliceAcme)).data.records).toEqual(both);
-    expect((await graphql(gateway, within, { filter, orderBy, model: 'mini', version: '1.0' }, token.aliceAcme)).data.modelVersion.records).toMatchObject({ nodes: [{ id: payload.id }], totalCount: 1 });
+    expect((await graphql(gateway, within, { filter, orderBy, model: 'mini', version: '1.0' }, token.aliceAcme)).data.modelVersion.records).toMatchObject({
+      nodes: [{ id: payload.id }],
+      totalCount: 1,
+    });
     // A page at a time: the end cursor of one page starts the next.
     const page1 = (await graphql(gateway, query, { filter, orderBy, first: 1 }, token.aliceAcme)).data.records;
     expect(page1).toMatchObject({ nodes: [{ id: payload.id }], totalCount: 2, pageInfo: { hasNextPage: true, hasPreviousPage: false } });
@@ -222,7 +226,14 @@ describe.each(backends)('records access on %s', (backend) => {
 
   test('Record is a federation entity: the models subgraph resolves a reference with the same visibility', async () => {
     const id = await aliceRecord();
-    const subgraph = await startTestSystem({ ...modelsEnv, ...idp.authEnv(), DATABASE_URL: database.url, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'models', GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' });
+    const subgraph = await startTestSystem({
+      ...modelsEnv,
+      ...idp.authEnv(),
+      DATABASE_URL: database.url,
+      PROCESS_ROLE: 'subgraph',
+      SUBGRAPH: 'models',
+      GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret',
+    });
     try {
       const entities = 'query ($id: ID!) { _entities(representations: [{__typename: "Record", id: $id}]) { ... on Record { id owner { subject } } } }';
       const lookUp = (who: string) => graphql(subgraph.url('subgraph:models'), entities, { id }, token[who]);

@@ -192,6 +192,8 @@ describe.each(backends.filter((backend) => backend === 'postgresql'))('a pool fu
     await locker.query('ROLLBACK');
     expect((await Promise.all(waiting)).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     expect((await create(5)).status).toBe(200);
-    expect((await onDatabase('postgresql', database.url, `SELECT id FROM records WHERE id LIKE '${marker}-%' ORDER BY id`)).map((row) => row.id)).toEqual([0, 1, 2, 3, 4, 5].map((n) => `${marker}-${n}`));
+    expect((await onDatabase('postgresql', database.url, `SELECT id FROM records WHERE id LIKE '${marker}-%' ORDER BY id`)).map((row) => row.id)).toEqual(
+      [0, 1, 2, 3, 4, 5].map((n) => `${marker}-${n}`),
+    );
   });
 });

@@ -128,7 +128,11 @@ describe.each(STORES)('on %s', (store) => {
   describe('core :query', () => {
     const marker = randomUUID();
     beforeAll(async () => {
-      for (const [n, colour] of [[3, 'red'], [1, 'blue'], [2, 'red']] as const) {
+      for (const [n, colour] of [
+        [3, 'red'],
+        [1, 'blue'],
+        [2, 'red'],
+      ] as const) {
         await coreCreate(core, widget(`q-${marker}-${n}`, { weight: n, name: `${marker} ${colour}` }), key());
       }
       // Same marker, another model version: never part of mini 1.0's answers.
@@ -199,9 +203,7 @@ describe.each(STORES)('on %s', (store) => {
         { at: 'model', reason: 'must be a non-empty string' },
         { at: 'version', reason: 'must be a non-empty string' },
       ]);
-      expect(expectError(await recordsStore(records, { id: 'x', model: 'm', version: '1' }, key()), 422, 'unprocessable')).toEqual([
-        { at: 'payload', reason: 'is required (any JSON value)' },
-      ]);
+      expect(expectError(await recordsStore(records, { id: 'x', model: 'm', version: '1' }, key()), 422, 'unprocessable')).toEqual([{ at: 'payload', reason: 'is required (any JSON value)' }]);
       expectError(await recordsStore(records, [1], key()), 422, 'unprocessable');
       expectError(await call(records, 'POST', '/records/query', { body: '"x"' }), 422, 'unprocessable');
     });
@@ -237,7 +239,7 @@ describe.each(STORES)('on %s', (store) => {
     });
 
     // Issue 27: the graph's pages hold at most 1,000 records, so an offset past them is skipped a page of keys at a time.
-    test('offsets past 1,000 records (the graph\'s largest page) answer as the OFFSET query would, on both facades', async () => {
+    test("offsets past 1,000 records (the graph's largest page) answer as the OFFSET query would, on both facades", async () => {
       const marker = randomUUID();
       const count = 1_010;
       const number = (i: number) => String(i).padStart(4, '0');

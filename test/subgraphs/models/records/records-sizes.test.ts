@@ -83,7 +83,9 @@ describe.each(backends)('names longer than 256 bytes on %s', (backend: Backend) 
       { input: { id: 'g-1', model: 'm', version: '1', payload: 1, idempotencyKey: randomName(8000) } },
       caller(),
     );
-    expect(create.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_REQUEST', details: expect.objectContaining({ field: 'Idempotency-Key', max_bytes: 256 }) }) })]);
+    expect(create.errors).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_REQUEST', details: expect.objectContaining({ field: 'Idempotency-Key', max_bytes: 256 }) }) }),
+    ]);
     expect((await store({ id: 'g-own' }, randomName(16))).status).toBe(200);
     const grant = await graphql(
       sut.url('gateway'),

@@ -26,7 +26,13 @@ describe('catalog format', () => {
     ['not a list', { entries: [] }],
     ['an entry without model', [{ version: '1' }]],
     ['a non-string URL', [{ model: 'm', version: '1', shacl_url: 3 }]],
-    ['a duplicate (model, version)', [{ model: 'm', version: '1' }, { model: 'm', version: '1' }]],
+    [
+      'a duplicate (model, version)',
+      [
+        { model: 'm', version: '1' },
+        { model: 'm', version: '1' },
+      ],
+    ],
   ])('rejects the whole catalog for %s with REGISTRY_ERROR', (_name, document) => {
     expect(() => parseCatalog(document)).toThrow(expect.objectContaining({ code: 'REGISTRY_ERROR' }));
   });

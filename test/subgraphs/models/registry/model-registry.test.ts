@@ -41,7 +41,7 @@ test('serves an artifact as fetched, with an entity tag; one the version does no
   expect(() => registry.artifact('widget', '1.0', 'shacl')).toThrow(expect.objectContaining({ code: 'ARTIFACT_NOT_FOUND' }));
 });
 
-test('validates a payload with the version\'s validators: JSON Schema, SHACL and OWL results, in that order', async () => {
+test("validates a payload with the version's validators: JSON Schema, SHACL and OWL results, in that order", async () => {
   const registry = registryOf(() => widgets, { [SCHEMA]: WIDGET_SCHEMA });
   await registry.load();
   const good = await registry.validate('widget', '1.0', { id: 'w-1' });
@@ -71,10 +71,13 @@ test('a refresh swaps in the new catalog at once; one whose artifact fails keeps
 
 test('a catalog that cannot be loaded is REGISTRY_ERROR and the index in use stays', async () => {
   let fail = false;
-  const registry = registryOf(() => {
-    if (fail) throw new Error('catalog host down');
-    return widgets;
-  }, { [SCHEMA]: WIDGET_SCHEMA });
+  const registry = registryOf(
+    () => {
+      if (fail) throw new Error('catalog host down');
+      return widgets;
+    },
+    { [SCHEMA]: WIDGET_SCHEMA },
+  );
   await registry.load();
   fail = true;
   await expect(registry.refresh()).rejects.toMatchObject({ code: 'REGISTRY_ERROR' });

@@ -80,7 +80,7 @@ describe('the catalog revision', () => {
     expect(revisionOf(other)).toBe(revisionOf(registry));
   });
 
-  test('changes with an entry (its label) and with an artifact\'s content at the same URL, not with the URL alone', async () => {
+  test("changes with an entry (its label) and with an artifact's content at the same URL, not with the URL alone", async () => {
     const first = revisionOf(registry);
     catalog.document = [{ model: 'm', version: '1', schema_url: 'https://host.test/m/1/schema.json', label: 'M one' }];
     await registry.refresh();
@@ -100,7 +100,7 @@ describe('the catalog revision', () => {
 });
 
 describe('announcing', () => {
-  test('a caller\'s refresh announces its revision once, however many callers share it; the start-up load does not', async () => {
+  test("a caller's refresh announces its revision once, however many callers share it; the start-up load does not", async () => {
     expect(notifier.announced).toEqual([]);
     catalog.document = [{ model: 'n', version: '2' }];
     await Promise.all([registry.refresh(), registry.refresh(), registry.refresh()]);
@@ -126,7 +126,7 @@ describe('following another replica', () => {
     expect(catalog.loads).toBe(2);
   });
 
-  test('a new revision is refreshed to, right after a caller\'s refresh, and not announced again', async () => {
+  test("a new revision is refreshed to, right after a caller's refresh, and not announced again", async () => {
     await registry.refresh();
     catalog.document = [{ model: 'n', version: '2' }];
     await registry.follow('0123456789abcdef');

@@ -64,9 +64,13 @@ describe.each(backends)('migrations on %s', (backend) => {
     };
     const instant = backend === 'postgresql' ? "'2025-01-01T00:00:00Z'" : '1735689600000';
     const text = canonicalJson(payload).replaceAll("'", "''");
-    await onDatabase(backend, database.url, `INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
+    await onDatabase(
+      backend,
+      database.url,
+      `INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
       VALUES ('before', 'm', '1', '${text}', 'alice', NULL, ${instant}, ${instant}); INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
-      VALUES ('bare', 'm', '1', '5', 'alice', NULL, ${instant}, ${instant})`);
+      VALUES ('bare', 'm', '1', '5', 'alice', NULL, ${instant}, ${instant})`,
+    );
     await onDatabase(backend, database.url, migrations[index]!.sql);
     const rows = await onDatabase(backend, database.url, 'SELECT record_id, path, value FROM record_numbers ORDER BY path');
     const expected = payloadNumbers(payload).map(({ path, value }) => ({ record_id: 'before', path, value }));
@@ -79,15 +83,22 @@ describe.each(backends)('migrations on %s', (backend) => {
     // A database at the version before, as the migrator left it: the earlier migrations, recorded.
     for (const migration of migrations.slice(0, index)) await onDatabase(backend, database.url, migration.sql);
     const instant = backend === 'postgresql' ? "'2025-01-01T00:00:00Z'" : '1735689600000';
-    await onDatabase(backend, database.url, `
+    await onDatabase(
+      backend,
+      database.url,
+      `
       CREATE TABLE _store_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL);
-      ${migrations.slice(0, index).map((m) => `INSERT INTO _store_migrations VALUES ('${m.name}', '${m.checksum}', '2025-01-01');`).join('\n')}
+      ${migrations
+        .slice(0, index)
+        .map((m) => `INSERT INTO _store_migrations VALUES ('${m.name}', '${m.checksum}', '2025-01-01');`)
+        .join('\n')}
       INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
         VALUES ('in-acme', 'm', '1', '{"n":1}', 'alice', 'acme', ${instant}, ${instant}), ('no-tenant', 'm', '1', '{"n":2}', 'lou', NULL, ${instant}, ${instant});
       INSERT INTO idempotency_keys (scope, key, fingerprint, record_id, created_at, expires_at)
         VALUES ('["alice","acme"]', 'k1', 'f1', 'in-acme', ${instant}, ${instant}), ('["lou",null]', 'k2', 'f2', 'no-tenant', ${instant}, ${instant});
       INSERT INTO record_grants (record_id, grantee_kind, grantee, created_at) VALUES ('in-acme', 'subject', 'bob', ${instant});
-      INSERT INTO record_numbers (record_id, path, value) VALUES ('in-acme', 'n', 1), ('no-tenant', 'n', 2);`);
+      INSERT INTO record_numbers (record_id, path, value) VALUES ('in-acme', 'n', 1), ('no-tenant', 'n', 2);`,
+    );
 
     expect(await migrate(backend, database.url)).toEqual(migrations.slice(index).map((m) => m.name));
     const rows = (sql: string) => onDatabase(backend, database.url, sql);
@@ -111,13 +122,20 @@ describe.each(backends)('migrations on %s', (backend) => {
     const index = migrations.findIndex((migration) => migration.name.endsWith('_record_tie_break'));
     for (const migration of migrations.slice(0, index)) await onDatabase(backend, database.url, migration.sql);
     const instant = backend === 'postgresql' ? "'2025-01-01T00:00:00Z'" : '1735689600000';
-    await onDatabase(backend, database.url, `
+    await onDatabase(
+      backend,
+      database.url,
+      `
       CREATE TABLE _store_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL);
-      ${migrations.slice(0, index).map((m) => `INSERT INTO _store_migrations VALUES ('${m.name}', '${m.checksum}', '2025-01-01');`).join('\n')}
+      ${migrations
+        .slice(0, index)
+        .map((m) => `INSERT INTO _store_migrations VALUES ('${m.name}', '${m.checksum}', '2025-01-01');`)
+        .join('\n')}
       INSERT INTO records (id, namespace, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
         VALUES ('same', 'acme', 'm', '1', '{"n":1}', 'alice', 'acme', ${instant}, ${instant}), ('same', 'globex', 'm', '1', '{"n":2}', 'bob', 'globex', ${instant}, ${instant});
       INSERT INTO record_grants (record_id, record_namespace, grantee_kind, grantee, created_at) VALUES ('same', 'globex', 'subject', 'alice', ${instant});
-      INSERT INTO record_numbers (record_id, record_namespace, path, value) VALUES ('same', 'acme', 'n', 1), ('same', 'globex', 'n', 2);`);
+      INSERT INTO record_numbers (record_id, record_namespace, path, value) VALUES ('same', 'acme', 'n', 1), ('same', 'globex', 'n', 2);`,
+    );
 
     expect(await migrate(backend, database.url)).toEqual(migrations.slice(index).map((m) => m.name));
     const rows = (sql: string) => onDatabase(backend, database.url, sql);
@@ -162,13 +180,11 @@ onPostgres('migrators starting at once on one PostgreSQL database', () => {
     const names = (await loadMigrations('postgresql')).map((migration) => migration.name);
     const runs = await Promise.all([1, 2, 3].map(() => migrate('postgresql', database.url)));
     expect(runs.flat().sort()).toEqual(names);
-    expect(await onDatabase('postgresql', database.url, 'SELECT name FROM _store_migrations ORDER BY name')).toEqual(
-      names.map((name) => ({ name })),
-    );
+    expect(await onDatabase('postgresql', database.url, 'SELECT name FROM _store_migrations ORDER BY name')).toEqual(names.map((name) => ({ name })));
   });
 });
 
-describe('a migrator that finds a new SQLite file in another connection\'s write (the workers of WORKERS > 1)', () => {
+describe("a migrator that finds a new SQLite file in another connection's write (the workers of WORKERS > 1)", () => {
   let folder: string;
   beforeAll(() => {
     folder = mkdtempSync(path.join(tmpdir(), 'cerise-migrators-'));
@@ -205,11 +221,7 @@ async function catalog(backend: Backend, url: string): Promise<unknown> {
 }
 
 async function sqliteCatalog(url: string): Promise<unknown> {
-  const tables = await onDatabase(
-    'sqlite',
-    url,
-    `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_store_migrations' ORDER BY name`,
-  );
+  const tables = await onDatabase('sqlite', url, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_store_migrations' ORDER BY name`);
   return Promise.all(
     tables.map(async ({ name }) => {
       const indexes = await onDatabase('sqlite', url, `PRAGMA index_list("${name}")`);
@@ -243,11 +255,7 @@ async function postgresCatalog(url: string): Promise<unknown> {
          FROM information_schema.columns WHERE table_schema = 'public' AND table_name ${ours}
         ORDER BY table_name, column_name`,
     ),
-    indexes: await onDatabase(
-      'postgresql',
-      url,
-      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename ${ours} ORDER BY indexname`,
-    ),
+    indexes: await onDatabase('postgresql', url, `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename ${ours} ORDER BY indexname`),
     constraints: await onDatabase(
       'postgresql',
       url,

@@ -25,8 +25,36 @@ const passport: ModelVersion = { model: 'passport', version: '1.0.0' };
 
 /** Every JSON type for `v`, with repeats; few values for `w` (ties); numbers or nothing for `n`. */
 const V: Array<JsonValue | undefined> = [
-  -1e300, -3, -0.5, 0, 1, 1, 2.5, 1e300, 5e-324, 123456789012345680000, '', 'B', 'a', 'a', 'é', '😀', 'a b', true, false, true,
-  null, null, [1], [], { a: 1 }, undefined, undefined, 7, 'z', false,
+  -1e300,
+  -3,
+  -0.5,
+  0,
+  1,
+  1,
+  2.5,
+  1e300,
+  5e-324,
+  123456789012345680000,
+  '',
+  'B',
+  'a',
+  'a',
+  'é',
+  '😀',
+  'a b',
+  true,
+  false,
+  true,
+  null,
+  null,
+  [1],
+  [],
+  { a: 1 },
+  undefined,
+  undefined,
+  7,
+  'z',
+  false,
 ];
 const W: Array<JsonValue | undefined> = [1, 2, 'x', undefined, null];
 
@@ -82,8 +110,7 @@ describe.each(backends)('keyset pages on %s', (backend) => {
     return { where: parsedWhere, sort: parsedSort, within: raw.within === undefined ? passport : raw.within };
   };
   const unpaged = (query: RecordQuery) => store.queryRecords({ where: query.where, sort: query.sort, limit: 1000, offset: 0 }, alice, query.within);
-  const page = (query: RecordQuery, request: Partial<StorePage>) =>
-    store.pageRecords(query, alice, { size: 100, backwards: false, after: null, before: null, keysOnly: false, ...request });
+  const page = (query: RecordQuery, request: Partial<StorePage>) => store.pageRecords(query, alice, { size: 100, backwards: false, after: null, before: null, keysOnly: false, ...request });
 
   /** Every page from one end to the other; each page checked against its keysOnly twin. */
   async function walk(query: RecordQuery, size: number, backwards: boolean): Promise<StoredRecord[]> {
@@ -258,8 +285,19 @@ describe.each(backends)('keyset pages on %s', (backend) => {
       const tampered = (index: number, value: unknown) => forged([fingerprint, ...values.map((v, i) => (i === index ? value : v))]);
       expect((await page(byV(), { after: forged([fingerprint, ...values]) })).records.length).toBeGreaterThan(0);
       for (const [index, value] of [
-        [0, 'yes'], [0, null], [1, 1.5], [2, 'x'], [2, true], [3, 7], [3, 'nul\u0000'], [4, 1],
-        [5, '2025-13-01T00:00:00.000Z'], [5, '+275760-09-13T00:00:00.000Z'], [5, '0000-01-01T00:00:00.000Z'], [5, 1700000000000], [6, null],
+        [0, 'yes'],
+        [0, null],
+        [1, 1.5],
+        [2, 'x'],
+        [2, true],
+        [3, 7],
+        [3, 'nul\u0000'],
+        [4, 1],
+        [5, '2025-13-01T00:00:00.000Z'],
+        [5, '+275760-09-13T00:00:00.000Z'],
+        [5, '0000-01-01T00:00:00.000Z'],
+        [5, 1700000000000],
+        [6, null],
       ] as Array<[number, unknown]>) {
         await refused(tampered(index, value));
       }
@@ -322,7 +360,11 @@ async function put(store: RecordStore, caller: Principal, target: ModelVersion, 
   const { record } = await store.createRecord({
     record: storableRecord({ id, ...target, payload }),
     owner: caller,
-    idempotency: { scope: idempotencyScope(caller), key: `${target.version}/${id}`, fingerprint: requestFingerprint(target.model, target.version, storableRecord({ id, ...target, payload }).payloadJson) },
+    idempotency: {
+      scope: idempotencyScope(caller),
+      key: `${target.version}/${id}`,
+      fingerprint: requestFingerprint(target.model, target.version, storableRecord({ id, ...target, payload }).payloadJson),
+    },
   });
   return record;
 }

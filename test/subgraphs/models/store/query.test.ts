@@ -132,8 +132,7 @@ describe.each(backends)('query on %s', (backend) => {
     await database.drop();
   });
 
-  const ids = async (filter: unknown, within: ModelVersion | null = passport) =>
-    (await store.queryRecords(parseRecordFilter(filter), owner, within)).map((record) => record.id);
+  const ids = async (filter: unknown, within: ModelVersion | null = passport) => (await store.queryRecords(parseRecordFilter(filter), owner, within)).map((record) => record.id);
 
   test.each(matches)('%j matches %j', async (condition, expected) => {
     expect(await ids({ where: [condition] })).toEqual(expected);
@@ -167,9 +166,7 @@ describe.each(backends)('query on %s', (backend) => {
 
   test('only the given model version is searched, unless none is given', async () => {
     expect(await ids({ where: [{ field: 'payload.n', op: 'eq', value: 1 }] }, null)).toEqual(['r1', 'other-version']);
-    expect(await ids({ where: [{ field: 'model', op: 'eq', value: 'passport' }] }, { model: 'passport', version: '2.0.0' })).toEqual([
-      'other-version',
-    ]);
+    expect(await ids({ where: [{ field: 'model', op: 'eq', value: 'passport' }] }, { model: 'passport', version: '2.0.0' })).toEqual(['other-version']);
   });
 
   test('records the caller may not read never appear', async () => {
@@ -191,7 +188,14 @@ describe.each(backends)('query on %s', (backend) => {
     ['each type in its order', [{ field: 'payload.mixed', direction: 'asc' }], ['r1', 'r2', 'r3', 'r4', 'r5']],
     ['each type in its order, descending', [{ field: 'payload.mixed', direction: 'desc' }], ['r4', 'r5', 'r3', 'r2', 'r1']],
     ['strings by code point', [{ field: 'payload.s', direction: 'asc' }], ['r3', 'r1', 'r4', 'r2', 'r5']],
-    ['several keys in order', [{ field: 'payload.b', direction: 'desc' }, { field: 'id', direction: 'desc' }], ['r1', 'r2', 'r5', 'r4', 'r3']],
+    [
+      'several keys in order',
+      [
+        { field: 'payload.b', direction: 'desc' },
+        { field: 'id', direction: 'desc' },
+      ],
+      ['r1', 'r2', 'r5', 'r4', 'r3'],
+    ],
     ['storage fields', [{ field: 'created_at', direction: 'desc' }], ['r5', 'r4', 'r3', 'r2', 'r1']],
     ['array elements', [{ field: 'payload.tags[0]', direction: 'desc' }], ['r2', 'r1', 'r4', 'r3', 'r5']],
     ['an index on a scalar is missing', [{ field: 'payload.s[0]', direction: 'desc' }, { field: 'payload.n[0]' }], all],
@@ -222,7 +226,15 @@ describe.each(backends)('query on %s', (backend) => {
     expect(await inTies({})).toEqual(['tie-a', 'tie-b', 'tie-c']);
     expect(await inTies({ sort: [{ field: 'created_at', direction: 'desc' }] })).toEqual(['tie-c', 'tie-b', 'tie-a']);
     expect(await inTies({ sort: [{ field: 'payload.n', direction: 'desc' }] })).toEqual(['tie-a', 'tie-b', 'tie-c']);
-    expect(await inTies({ sort: [{ field: 'payload.n', direction: 'asc' }, { field: 'created_at', direction: 'desc' }], limit: 2 })).toEqual(['tie-c', 'tie-b']);
+    expect(
+      await inTies({
+        sort: [
+          { field: 'payload.n', direction: 'asc' },
+          { field: 'created_at', direction: 'desc' },
+        ],
+        limit: 2,
+      }),
+    ).toEqual(['tie-c', 'tie-b']);
   });
 
   test('pages in index order are the same whether a window of the records holds them or not', async () => {
@@ -231,7 +243,13 @@ describe.each(backends)('query on %s', (backend) => {
     for (const where of [[{ field: 'payload.s', op: 'exists', value: true }], [{ field: 'payload.n', op: 'in', value: [10, '7'] }]]) {
       for (const sort of [[], [{ field: 'created_at', direction: 'desc' }]]) {
         const whole = await ids({ where, sort });
-        for (const [offset, limit] of [[0, 1], [0, 2], [1, 2], [2, 1], [1, 3]]) {
+        for (const [offset, limit] of [
+          [0, 1],
+          [0, 2],
+          [1, 2],
+          [2, 1],
+          [1, 3],
+        ]) {
           for (let run = 0; run < 2; run++) expect(await ids({ where, sort, offset, limit })).toEqual(whole.slice(offset, offset + limit));
         }
       }

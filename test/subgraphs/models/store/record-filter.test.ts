@@ -83,7 +83,16 @@ describe('parseRecordFilter', () => {
     ['an impossible date', { where: [{ field: 'updated_at', op: 'lt', value: '2024-02-30' }] }, 'where[0]'],
     ['one bad timestamp in in', { where: [{ field: 'created_at', op: 'in', value: ['2024-01-01', 'soon'] }] }, 'where[0]'],
     ['contains on a timestamp', { where: [{ field: 'created_at', op: 'contains', value: '2024' }] }, 'where[0]'],
-    ['the second condition', { where: [{ field: 'id', op: 'eq', value: 'x' }, { field: 'id', op: 'gt' }] }, 'where[1]'],
+    [
+      'the second condition',
+      {
+        where: [
+          { field: 'id', op: 'eq', value: 'x' },
+          { field: 'id', op: 'gt' },
+        ],
+      },
+      'where[1]',
+    ],
     ['sort not an array', { sort: 'id' }, 'sort'],
     ['an unknown sort direction', { sort: [{ field: 'id', direction: 'up' }] }, 'sort[0]'],
     ['an unknown sort field', { sort: [{ field: 'payload.' }] }, 'sort[0]'],
@@ -121,12 +130,9 @@ describe('parseInstant', () => {
     expect(parseInstant(text)).toBe(instant);
   });
 
-  test.each(['2023-02-29', '2024-13-01', '2024-01-02T24:00:00Z', '2024-01-02T10:60Z', '2024-1-2', '2024-01-02T10:00:00+25:00', 'now', ''])(
-    '%j is not an instant',
-    (text) => {
-      expect(parseInstant(text)).toBeNull();
-    },
-  );
+  test.each(['2023-02-29', '2024-13-01', '2024-01-02T24:00:00Z', '2024-01-02T10:60Z', '2024-1-2', '2024-01-02T10:00:00+25:00', 'now', ''])('%j is not an instant', (text) => {
+    expect(parseInstant(text)).toBeNull();
+  });
 });
 
 describe('translateQuery', () => {
@@ -145,8 +151,6 @@ describe('translateQuery', () => {
     for (const literal of ["x'; DROP", "o'brien", 'acme', '"b"', 'needle-7']) expect(sql).not.toContain(literal);
     expect(values).toEqual(expect.arrayContaining(["o'brien", 'acme', 'm', '1', 5, 10]));
     const placeholders = sql.match(backend === 'sqlite' ? /\?(\d+)/g : /\$(\d+)/g) ?? [];
-    expect(new Set(placeholders.map((placeholder) => Number(placeholder.slice(1))))).toEqual(
-      new Set(values.map((_, index) => index + 1)),
-    );
+    expect(new Set(placeholders.map((placeholder) => Number(placeholder.slice(1))))).toEqual(new Set(values.map((_, index) => index + 1)));
   });
 });

@@ -12,7 +12,11 @@ describe('the example model shipped for the offline demo', () => {
   const shacl = compileShaclValidator({ shapes: artifact('shacl.ttl'), schema, rootClass: 'Assessment' });
   const owlWithShapes = compileOwlValidator({ ontology: artifact('owl.ttl'), shapes: artifact('shacl.ttl'), schema, rootClass: 'Assessment' });
   const owlAlone = compileOwlValidator({ ontology: artifact('owl.ttl'), rootClass: 'Assessment' });
-  const validators: Array<[string, PayloadValidator]> = [['SHACL', shacl], ['OWL lifted by the shapes', owlWithShapes], ['OWL lifted by the ontology', owlAlone]];
+  const validators: Array<[string, PayloadValidator]> = [
+    ['SHACL', shacl],
+    ['OWL lifted by the shapes', owlWithShapes],
+    ['OWL lifted by the ontology', owlAlone],
+  ];
 
   const changed = (change: (payload: any) => void) => {
     const payload = structuredClone(example);

@@ -59,7 +59,10 @@ describe('OWL validator: closed-world checks of the lifted payload', () => {
     const result = await order.validate({
       ...validOrder,
       placed: 'soon',
-      lines: [{ sku: 'A', quantity: 0, gift: 'yes' }, { sku: 'C', quantity: { n: 1 } }],
+      lines: [
+        { sku: 'A', quantity: 0, gift: 'yes' },
+        { sku: 'C', quantity: { n: 1 } },
+      ],
     });
     expect(located(result)).toEqual([
       ['$.lines[0].gift', 'rdfs:range'],
@@ -109,7 +112,14 @@ describe('OWL validator: closed-world checks of the lifted payload', () => {
   });
 
   test('owl:oneOf: literal members by value, IRI members by IRI or local name', async () => {
-    const result = await order.validate({ ...validOrder, status: 'lost', lines: [{ sku: 'A', colour: 'blue' }, { sku: 'B', colour: 'https://example.org/shop/green' }] });
+    const result = await order.validate({
+      ...validOrder,
+      status: 'lost',
+      lines: [
+        { sku: 'A', colour: 'blue' },
+        { sku: 'B', colour: 'https://example.org/shop/green' },
+      ],
+    });
     expect(located(result)).toEqual([
       ['$.lines[0].colour', 'owl:oneOf'],
       ['$.status', 'owl:oneOf'],

@@ -32,7 +32,10 @@ describeWithSharedData('re-indicators-specification/0.0.4')('published 0.0.4 mod
     return answer.json as { passed: boolean; results: Array<{ kind: string; passed: boolean; violations: Array<{ path: string; severity: string }> }> };
   };
   const errorPaths = (report: Awaited<ReturnType<typeof validate>>, kind: string) =>
-    report.results.find((r) => r.kind === kind)!.violations.filter((v) => v.severity === 'Error').map((v) => v.path);
+    report.results
+      .find((r) => r.kind === kind)!
+      .violations.filter((v) => v.severity === 'Error')
+      .map((v) => v.path);
 
   test('a well-formed assessment passes JSON Schema, SHACL and OWL', async () => {
     const report = await validate(assessment());

@@ -83,7 +83,11 @@ describeWithSharedData(SPECIFICATION)('SHACL and OWL validators on the published
     const partial = changed((p) => {
       for (const key of ['id', 'timestamp', 'model_version', 'product_info']) delete p[key];
     });
-    expect(errors(await shacl.validate(partial)).map(([path]) => path).sort()).toEqual(['$.id', '$.model_version', '$.product_info', '$.timestamp']);
+    expect(
+      errors(await shacl.validate(partial))
+        .map(([path]) => path)
+        .sort(),
+    ).toEqual(['$.id', '$.model_version', '$.product_info', '$.timestamp']);
   });
 
   test('a null answer adds no triple, so the completeness shape asks for selected_answer_id', async () => {

@@ -128,7 +128,7 @@ describe('typing the root', () => {
     expect((await untyped.validate({ '@type': 'https://example.org/people/Person' })).passed).toBe(false);
   });
 
-  test('an @type naming no target class is an error at $[\'@type\']', async () => {
+  test("an @type naming no target class is an error at $['@type']", async () => {
     const result = await untyped.validate({ '@type': 'Robot' });
     expect(result.violations).toEqual([expect.objectContaining({ path: "$['@type']", severity: 'Error', message: '@type Robot: no class is named Robot' })]);
   });

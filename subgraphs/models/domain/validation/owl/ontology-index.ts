@@ -164,9 +164,7 @@ export class OntologyIndex {
 
   private restrictionNodes(classIri: string): Term[] {
     const node = terms.namedNode(classIri);
-    return [`${RDFS}subClassOf`, `${OWL}equivalentClass`]
-      .flatMap((p) => this.graph.objects(node, p))
-      .filter((r) => r.termType !== 'NamedNode' && this.graph.objects(r, `${OWL}onProperty`).length > 0);
+    return [`${RDFS}subClassOf`, `${OWL}equivalentClass`].flatMap((p) => this.graph.objects(node, p)).filter((r) => r.termType !== 'NamedNode' && this.graph.objects(r, `${OWL}onProperty`).length > 0);
   }
 
   private collectRestrictions(classIri: string): ClassRestrictions {

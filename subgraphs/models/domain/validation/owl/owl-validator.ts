@@ -107,17 +107,11 @@ class OntologyValidator implements PayloadValidator {
     const fails = bound === 'min' ? counted.length < count : bound === 'max' ? counted.length > count : counted.length !== count;
     if (!fails) return [];
     const expected = bound === 'min' ? `at least ${count}` : bound === 'max' ? `at most ${count}` : `exactly ${count}`;
-    const qualifier = restriction.onClass
-      ? ` of class ${shortName(restriction.onClass)}`
-      : restriction.onDataRange
-        ? ` that are ${describeRange(restriction.onDataRange)}`
-        : '';
+    const qualifier = restriction.onClass ? ` of class ${shortName(restriction.onClass)}` : restriction.onDataRange ? ` that are ${describeRange(restriction.onDataRange)}` : '';
     return [
       {
         path: propertyPath(node, restriction.property, this.vocabulary),
-        message:
-          `${shortName(restriction.property)} has ${counted.length} value(s)${qualifier}; ` +
-          `${localName(classIri)} requires ${expected} (${restriction.source})`,
+        message: `${shortName(restriction.property)} has ${counted.length} value(s)${qualifier}; ` + `${localName(classIri)} requires ${expected} (${restriction.source})`,
         severity: 'Error',
         constraint: restriction.source,
       },
@@ -130,13 +124,7 @@ class OntologyValidator implements PayloadValidator {
     return value.kind === 'node' && value.classes.some((c) => this.ontology.superclasses(c.value).has(restriction.onClass!));
   }
 
-  private checkRange(
-    propertyValues: readonly LiftedValue[],
-    property: string,
-    range: DataRange,
-    source: 'owl:allValuesFrom' | 'rdfs:range',
-    where: string,
-  ): Violation[] {
+  private checkRange(propertyValues: readonly LiftedValue[], property: string, range: DataRange, source: 'owl:allValuesFrom' | 'rdfs:range', where: string): Violation[] {
     return propertyValues
       .filter((value) => !inRange(value, range))
       .map((value) => ({

@@ -49,13 +49,7 @@ export class IndexedDataset implements DatasetCore<Quad> {
   }
 
   match(subject?: Term | null, predicate?: Term | null, object?: Term | null, graph?: Term | null): IndexedDataset {
-    const candidates = subject
-      ? this.lookup('subject', subject)
-      : object
-        ? this.lookup('object', object)
-        : predicate
-          ? this.lookup('predicate', predicate)
-          : this.quads;
+    const candidates = subject ? this.lookup('subject', subject) : object ? this.lookup('object', object) : predicate ? this.lookup('predicate', predicate) : this.quads;
     const found: Quad[] = [];
     for (const quad of candidates) {
       if (subject && !subject.equals(quad.subject)) continue;

@@ -6,9 +6,22 @@ export type JsonScalar = string | number | boolean;
 
 const NUMERIC_DATATYPES = new Set(
   [
-    'decimal', 'integer', 'int', 'long', 'short', 'byte', 'float', 'double',
-    'nonNegativeInteger', 'positiveInteger', 'nonPositiveInteger', 'negativeInteger',
-    'unsignedLong', 'unsignedInt', 'unsignedShort', 'unsignedByte',
+    'decimal',
+    'integer',
+    'int',
+    'long',
+    'short',
+    'byte',
+    'float',
+    'double',
+    'nonNegativeInteger',
+    'positiveInteger',
+    'nonPositiveInteger',
+    'negativeInteger',
+    'unsignedLong',
+    'unsignedInt',
+    'unsignedShort',
+    'unsignedByte',
   ].map((name) => XSD + name),
 );
 

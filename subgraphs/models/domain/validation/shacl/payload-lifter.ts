@@ -155,9 +155,6 @@ function segment(key: string): string {
  * vocabulary's key for the predicate, else the predicate's local name.
  */
 export function propertyPath(node: LiftedNode, predicate: string, vocabulary: LiftingVocabulary): string {
-  const key =
-    node.keys.get(predicate) ??
-    node.classes.map((c) => vocabulary.classVocabulary(c.value)?.keyByPredicate.get(predicate)).find((k) => k !== undefined) ??
-    localName(predicate);
+  const key = node.keys.get(predicate) ?? node.classes.map((c) => vocabulary.classVocabulary(c.value)?.keyByPredicate.get(predicate)).find((k) => k !== undefined) ?? localName(predicate);
   return node.path + segment(key);
 }

@@ -22,7 +22,13 @@ export function namespaceOf(iri: string): string {
 
 /** Compact form for messages: `xsd:dateTime`, `sh:Violation`, else the local name. */
 export function shortName(iri: string): string {
-  for (const [prefix, ns] of [['xsd', XSD], ['sh', SH], ['owl', OWL], ['rdf', RDF], ['rdfs', RDFS]] as const) {
+  for (const [prefix, ns] of [
+    ['xsd', XSD],
+    ['sh', SH],
+    ['owl', OWL],
+    ['rdf', RDF],
+    ['rdfs', RDFS],
+  ] as const) {
     if (iri.startsWith(ns)) return `${prefix}:${iri.slice(ns.length)}`;
   }
   return localName(iri) || iri;

@@ -125,9 +125,7 @@ class ShapesValidator implements ShaclValidator {
     const report = await engine.validate(new IndexedDataset(lifted.quads, true)).catch((error: Error) => {
       throw new Error(`the SHACL engine failed: ${error.message}`);
     });
-    const unsupported = this.compiled.index.unsupportedFor(lifted.classes).map(
-      (u): Violation => ({ path: '$', message: u.message, severity: 'Info', constraint: 'sh:SPARQLConstraintComponent' }),
-    );
+    const unsupported = this.compiled.index.unsupportedFor(lifted.classes).map((u): Violation => ({ path: '$', message: u.message, severity: 'Info', constraint: 'sh:SPARQLConstraintComponent' }));
     return resultOf('Shacl', [...lifted.problems, ...report.results.map((r) => this.violationOf(r, lifted)), ...unsupported]);
   }
 

@@ -180,8 +180,7 @@ export class ShapesIndex {
     return {
       key: sparqlConstraintKey(quad),
       message:
-        `SPARQL-based constraint (sh:sparql) of shape ${shapeName(quad.subject, shape)} was not checked: ` +
-        `this validator cannot run SHACL-SPARQL${message ? ` (it checks: "${message}")` : ''}`,
+        `SPARQL-based constraint (sh:sparql) of shape ${shapeName(quad.subject, shape)} was not checked: ` + `this validator cannot run SHACL-SPARQL${message ? ` (it checks: "${message}")` : ''}`,
     };
   }
 
@@ -209,7 +208,10 @@ export class ShapesIndex {
       name: literal('name'),
       description: literal('description'),
       datatype: this.graph.objects(propertyShape, `${SH}datatype`).find((t) => t.termType === 'NamedNode')?.value,
-      nodeClasses: this.graph.objects(propertyShape, `${SH}class`).filter((t) => t.termType === 'NamedNode').map((t) => t.value),
+      nodeClasses: this.graph
+        .objects(propertyShape, `${SH}class`)
+        .filter((t) => t.termType === 'NamedNode')
+        .map((t) => t.value),
     };
   }
 }
