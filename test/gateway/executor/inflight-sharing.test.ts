@@ -1,10 +1,10 @@
 import { GraphQLError } from 'graphql';
-import { InflightSharing } from '../../gateway/executor/inflight-sharing.js';
-import type { SubgraphClient } from '../../gateway/executor/subgraph-client.js';
-import type { SubgraphResponse } from '../../pipeline/pipeline.js';
-import type { Identity } from '../../kernel/identity/identity.js';
-import type { RequestContext } from '../../kernel/graphql/request-context.js';
-import { NO_BUDGET } from '../../kernel/request-budget.js';
+import { InflightSharing } from '../../../gateway/executor/inflight-sharing.js';
+import type { SubgraphClient } from '../../../gateway/executor/subgraph-client.js';
+import type { SubgraphResponse } from '../../../pipeline/pipeline.js';
+import type { Identity } from '../../../kernel/identity/identity.js';
+import type { RequestContext } from '../../../kernel/graphql/request-context.js';
+import { NO_BUDGET } from '../../../kernel/request-budget.js';
 
 /**
  * gateway/executor/inflight-sharing.ts: identical subgraph queries in flight share one fetch, in

@@ -1,11 +1,11 @@
 import { type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { RemoteClient } from '../../gateway/executor/remote-client.js';
-import { RequestPipeline } from '../../pipeline/pipeline.js';
-import { upstreamTimeout } from '../../pipeline/upstream-timeout.js';
-import type { RequestContext } from '../../kernel/graphql/request-context.js';
-import { NO_BUDGET, requestBudget } from '../../kernel/request-budget.js';
-import { stopAtScopeEnd } from '../support/cleanup.js';
+import { RemoteClient } from '../../../gateway/executor/remote-client.js';
+import { RequestPipeline } from '../../../pipeline/pipeline.js';
+import { upstreamTimeout } from '../../../pipeline/upstream-timeout.js';
+import type { RequestContext } from '../../../kernel/graphql/request-context.js';
+import { NO_BUDGET, requestBudget } from '../../../kernel/request-budget.js';
+import { stopAtScopeEnd } from '../../support/cleanup.js';
 
 /**
  * The gateway's HTTP client for subgraphs (distributed mode), against a real HTTP server standing in

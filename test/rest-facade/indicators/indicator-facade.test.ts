@@ -1,7 +1,7 @@
 import { openApiProblems } from '../../support/openapi.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../support/system.js';
-import { json, passedReport, startServer, type TestServer } from './http-fixtures.js';
-import { SAMPLE_SCORES, SAMPLE_TEMPLATE, localProfileEnv, sampleRequest } from './local-profile.js';
+import { json, passedReport, startServer, type TestServer } from '../../subgraphs/indicators/http-fixtures.js';
+import { SAMPLE_SCORES, SAMPLE_TEMPLATE, localProfileEnv, sampleRequest } from '../../subgraphs/indicators/local-profile.js';
 
 describe.each(STORES)('on %s', (store) => {
   const errorBody = (code: string) => ({ code, message: expect.any(String), details: expect.anything() });

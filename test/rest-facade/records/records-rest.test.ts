@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ArtifactHost } from '../../../support/artifact-host.js';
-import { openApiProblems } from '../../../support/openapi.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../../support/system.js';
-import { MINI, coreCreate, coreQuery, expectError, ids, recordsModelHost, recordsQuery, recordsStore, widget } from './support.js';
+import type { ArtifactHost } from '../../support/artifact-host.js';
+import { openApiProblems } from '../../support/openapi.js';
+import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../support/system.js';
+import { MINI, coreCreate, coreQuery, expectError, ids, recordsModelHost, recordsQuery, recordsStore, widget } from '../../subgraphs/models/records/support.js';
 
 /** The core's `:create`/`:query` and the records backend through real HTTP, one process, SQLite. */
 

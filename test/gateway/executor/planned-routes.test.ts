@@ -1,7 +1,7 @@
-import { JwksServer } from '../support/jwks-server.js';
-import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
-import type { ArtifactHost } from '../support/artifact-host.js';
-import { type TestSystem, call, startTestSystem } from '../support/system.js';
+import { JwksServer } from '../../support/jwks-server.js';
+import { miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
+import type { ArtifactHost } from '../../support/artifact-host.js';
+import { type TestSystem, call, startTestSystem } from '../../support/system.js';
 
 /**
  * The REST facades' operations are planned operations (gateway/planned-operations.ts), most of
