@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { JwksServer } from '../support/jwks-server.js';
-import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
+import { HOSTILE_SYSTEM_ENV, hostileSubgraphPortEnv } from '../support/hostile-input.js';
 import { bearer } from '../support/edges.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { type Answer, call } from '../support/system.js';
@@ -103,16 +103,7 @@ describe('a subgraph port (PROCESS_ROLE=subgraph, models)', () => {
 
   beforeAll(async () => {
     database = await createDatabase('sqlite');
-    server = await spawnServer({
-      ...HOSTILE_SYSTEM_ENV,
-      ...idp.authEnv(),
-      DATABASE_URL: database.url,
-      WORKERS: '2',
-      PROCESS_ROLE: 'subgraph',
-      SUBGRAPH: 'models',
-      SUBGRAPH_PORT: '0',
-      GATEWAY_SUBGRAPH_SECRET: SECRET,
-    });
+    server = await spawnServer({ ...hostileSubgraphPortEnv(database.url, SECRET), ...idp.authEnv() });
     rssBefore = await rssMb(server.pid);
   });
   afterAll(async () => {

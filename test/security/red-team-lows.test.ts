@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { projectPath } from '../../kernel/project.js';
 import { ArtifactHost } from '../support/artifact-host.js';
 import { JwksServer } from '../support/jwks-server.js';
-import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
+import { HOSTILE_SYSTEM_ENV, hostileSubgraphPortEnv } from '../support/hostile-input.js';
 import { bearer } from '../support/edges.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { call } from '../support/system.js';
@@ -173,16 +173,7 @@ describe('a subgraph port', () => {
 
   beforeAll(async () => {
     database = await createDatabase('sqlite');
-    server = await spawnServer({
-      ...HOSTILE_SYSTEM_ENV,
-      ...idp.authEnv(),
-      DATABASE_URL: database.url,
-      WORKERS: '2',
-      PROCESS_ROLE: 'subgraph',
-      SUBGRAPH: 'models',
-      SUBGRAPH_PORT: '0',
-      GATEWAY_SUBGRAPH_SECRET: SUBGRAPH_SECRET,
-    });
+    server = await spawnServer({ ...hostileSubgraphPortEnv(database.url, SUBGRAPH_SECRET), ...idp.authEnv() });
   });
   afterAll(async () => {
     await server?.stop();

@@ -159,3 +159,11 @@ export const HOSTILE_SYSTEM_ENV = {
   ARTIFACT_BASE_URL_TEMPLATE: `${pathToFileURL(projectPath('examples', 'models', 're-indicators-specification')).href}/{version}/`,
   BACKGROUND_PROJECT_DIR: projectPath('examples', 'brightway-project'),
 };
+
+/**
+ * HOSTILE_SYSTEM_ENV as the models subgraph on a port of its own (PROCESS_ROLE=subgraph), two
+ * workers, the gateway's shared secret `secret`, on the records store at `databaseUrl`.
+ */
+export function hostileSubgraphPortEnv(databaseUrl: string, secret: string): Record<string, string> {
+  return { ...HOSTILE_SYSTEM_ENV, DATABASE_URL: databaseUrl, WORKERS: '2', PROCESS_ROLE: 'subgraph', SUBGRAPH: 'models', SUBGRAPH_PORT: '0', GATEWAY_SUBGRAPH_SECRET: secret };
+}
