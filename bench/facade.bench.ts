@@ -25,9 +25,10 @@ export async function benchFacade(only?: string): Promise<Figure[]> {
     console.warn('facade bench skipped: ../shared/data is absent');
     return [];
   }
-  const wanted = (name: string) => !only || !only.startsWith('facade.') || only.startsWith(`facade.${name}`);
+  // `facade.query` names that route's figures, not `facade.query_offset`'s.
+  const wanted = (name: string) => !only?.startsWith('facade.') || only === `facade.${name}` || only.startsWith(`facade.${name}.`);
   const figures: Figure[] = [];
-  if (wanted('validate') || wanted('models') || wanted('query')) figures.push(...(await coreRoutes(wanted)));
+  if (wanted('validate') || wanted('models') || QUERY_CASES.some((c) => wanted(c.name))) figures.push(...(await coreRoutes(wanted)));
   if (wanted('compute')) figures.push(...(await computeRoute()));
   return figures;
 }
@@ -65,12 +66,14 @@ async function coreRoutes(wanted: (name: string) => boolean): Promise<Figure[]> 
       figures.push(...ratioFigures('models', 'GET /models, one catalog entry', await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
       figures.push(rssFigure('facade_models'), await profileFigure('models', targets.facade, request));
     }
-    if (wanted('query')) {
+    const queries = QUERY_CASES.filter((c) => wanted(c.name));
+    if (queries.length > 0) {
       await createRecords(targets.facade);
-      const request: LoadRequest = { method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:query', body: { filter: QUERY_FILTER } };
-      const what = `POST :query, ${QUERY_RECORDS} assessments in the SQLite store, eq on payload.product_info.manufacturer (${QUERY_RECORDS / MANUFACTURERS} of them, about 1.8 KB each)`;
-      figures.push(...ratioFigures('query', what, await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
-      figures.push(rssFigure('facade_query'), await profileFigure('query', targets.facade, request));
+      for (const { name, filter, what } of queries) {
+        const request: LoadRequest = { method: 'POST', path: '/models/re-indicators-specification/versions/0.0.4:query', body: { filter } };
+        figures.push(...ratioFigures(name, `POST :query, ${QUERY_RECORDS} assessments in the SQLite store, ${what}`, await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS })));
+        figures.push(rssFigure(`facade_${name}`), await profileFigure(name, targets.facade, request));
+      }
     }
   } finally {
     await bare.close();
@@ -82,7 +85,18 @@ async function coreRoutes(wanted: (name: string) => boolean): Promise<Figure[]> 
 const QUERY_CALLER = { subject: 'bench-owner', tenant: 'bench' };
 const QUERY_RECORDS = 200;
 const MANUFACTURERS = 20;
-const QUERY_FILTER = { where: [{ field: 'payload.product_info.manufacturer', op: 'eq', value: 'manufacturer-7' }], limit: 100 };
+/**
+ * The `:query` filters measured: `facade.query` a page selected by a payload value, `facade.query_offset` a page deep
+ * in the store (issue 26: a REST `offset` is one operation, where it was a prelude finding the cursor and then the page).
+ */
+const QUERY_CASES = [
+  {
+    name: 'query',
+    filter: { where: [{ field: 'payload.product_info.manufacturer', op: 'eq', value: 'manufacturer-7' }], limit: 100 },
+    what: `eq on payload.product_info.manufacturer (${QUERY_RECORDS / MANUFACTURERS} of them, about 1.8 KB each)`,
+  },
+  { name: 'query_offset', filter: { limit: 20, offset: 150 }, what: 'no condition, limit 20 at offset 150 (records 151 to 170, about 1.8 KB each)' },
+];
 
 /** `QUERY_RECORDS` assessments through the core facade's `:create`, owned by the bench caller. */
 async function createRecords(core: string): Promise<void> {

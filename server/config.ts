@@ -169,7 +169,7 @@ function readUsageConfig(env: Env): UsageConfig {
     storeLimits: readStoreLimits(env),
     retentionDays: optional(env, 'USAGE_RETENTION_DAYS', integer({ min: 1 }), 90),
     flushIntervalMs: optional(env, 'USAGE_FLUSH_SECS', integer({ min: 1 }), 10) * 1000,
-    maxEntries: optional(env, 'USAGE_MAX_ENTRIES', integer({ min: 1 }), 10_000),
+    maxEntries: optional(env, 'USAGE_MAX_ENTRIES', integer({ min: 1 }), 2_000),
   };
 }
 
