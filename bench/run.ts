@@ -50,16 +50,29 @@ async function main(): Promise<void> {
   const only = onlyPrefixes(process.argv.slice(2));
   const startedAt = new Date().toISOString();
   const figures: Figure[] = [];
+  const failed: string[] = [];
+  const write = () =>
+    writeFileSync(projectPath('bench-results.json'), JSON.stringify({ commit: gitSha(), started_at: startedAt, machine: { cpus: os.cpus().length, node: process.version }, figures }, null, 2) + '\n');
   for (const group of GROUPS) {
     const named = only?.find((prefix) => group.prefix.startsWith(prefix) || prefix.startsWith(group.prefix));
     if (only && named === undefined) continue;
     if (group.whenNamed && !named?.startsWith(group.prefix)) continue;
     process.stderr.write(`running ${group.prefix} …\n`);
-    const measured = await group.run(named);
-    figures.push(...measured.filter((f) => !named || f.id.startsWith(named) || named.startsWith(group.prefix)), rssAfter(group.prefix));
+    // A group that fails is named at the end and the others still run: a long run keeps what it measured.
+    try {
+      const measured = await group.run(named);
+      figures.push(...measured.filter((f) => !named || f.id.startsWith(named) || named.startsWith(group.prefix)), rssAfter(group.prefix));
+    } catch (error) {
+      process.stderr.write(`${group.prefix} failed: ${(error as Error).stack}\n`);
+      failed.push(group.prefix);
+    }
+    write(); // after every group, so that an interrupted run leaves what it measured
   }
   printTable(figures);
-  writeFileSync(projectPath('bench-results.json'), JSON.stringify({ commit: gitSha(), started_at: startedAt, machine: { cpus: os.cpus().length, node: process.version }, figures }, null, 2) + '\n');
+  if (failed.length > 0) {
+    console.error(`failed: ${failed.join(', ')} (their figures are missing)`);
+    process.exitCode = 1;
+  }
 }
 
 /** Issue 7, memory: RSS after each run. Servers in processes of their own report theirs as well. */
