@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Figure, round } from './figures.js';
-import { type LoadRequest, type LoadResult, load } from './load.js';
+import { type LoadRequest, compareLoads } from './load.js';
 import { type ServerProcess, startServerProcess } from './processes.js';
 import { preferredGenerator } from './wrk.js';
 import { calculationArtifactHost, sharedDataPresent } from './fixtures.js';
@@ -44,17 +44,21 @@ export async function benchBudget(): Promise<Figure[]> {
     }
     const request: LoadRequest = { method: 'POST', path: '/graphql', body: { query: PASSPORT_QUERY }, variableSets: VARIED_VARIABLES };
     const generator = preferredGenerator();
-    const sides = { on: { server: on, rounds: [] as Round[] }, off: { server: off, rounds: [] as Round[] } };
-    for (const { server } of Object.values(sides)) await load(gatewayOf(server), request, { seconds: 2, generator });
-    for (let i = 0; i < ROUNDS; i++) {
-      // Each side first in every other round: the side that runs first in a round measured slower on a loaded machine, budget or not.
-      for (const side of i % 2 ? [sides.off, sides.on] : [sides.on, sides.off]) side.rounds.push(await measuredRound(side.server, request, generator));
+    const gateway = (server: ServerProcess) => `http://127.0.0.1:${server.ports.gateway}`;
+    const { sides } = await compareLoads(
+      request,
+      { on: gateway(on), off: gateway(off) },
+      { rounds: ROUNDS, seconds: SECONDS, alternate: true, cpuMs: { on: () => on.cpuMs(), off: () => off.cpuMs() }, generator },
+    );
+    for (const [name, side] of Object.entries(sides)) {
+      const failed = side.rounds.filter((r) => r.errors > 0 || r.non2xx > 0);
+      if (failed.length > 0) throw new Error(`gateway.budget_overhead (${name}): errors or non-2xx answers under load in ${failed.length} rounds`);
     }
-    const rpsRatios = sides.on.rounds.map((r, i) => r.result.rps / sides.off.rounds[i]!.result.rps);
-    const cpuRatios = sides.on.rounds.map((r, i) => r.cpuMsPerRequest / sides.off.rounds[i]!.cpuMsPerRequest);
+    const rpsRatios = sides.on.rounds.map((r, i) => r.rps / sides.off.rounds[i]!.rps);
+    const cpuRatios = sides.on.roundCpuMs.map((ms, i) => ms / sides.off.roundCpuMs[i]!);
     const summary = (name: 'on' | 'off') => {
-      const { rounds } = sides[name];
-      return `${round(median(rounds.map((r) => r.result.rps)), 0)} req/s p50 ${round(median(rounds.map((r) => r.result.p50)), 1)} ms ${round(median(rounds.map((r) => r.cpuMsPerRequest)), 2)} ms CPU/req`;
+      const { result, roundCpuMs } = sides[name];
+      return `${round(result.rps, 0)} req/s p50 ${round(result.p50, 1)} ms ${round(median(roundCpuMs), 2)} ms CPU/req`;
     };
     const note =
       `POST /graphql, the gateway bench's passport query (three subgraphs, 10 records with payloads), varied load (${VARIED_VARIABLES.length} variable sets round-robin), ` +
@@ -77,23 +81,6 @@ export async function benchBudget(): Promise<Figure[]> {
     artifacts.close();
     rmSync(workspace, { recursive: true, force: true });
   }
-}
-
-interface Round {
-  result: LoadResult;
-  cpuMsPerRequest: number;
-}
-
-function gatewayOf(server: ServerProcess): string {
-  return `http://127.0.0.1:${server.ports.gateway}`;
-}
-
-/** One round of load on one system, refused if any answer was not a 2xx (a refused request costs less). */
-async function measuredRound(server: ServerProcess, request: LoadRequest, generator: ReturnType<typeof preferredGenerator>): Promise<Round> {
-  const before = server.cpuMs();
-  const result = await load(gatewayOf(server), request, { seconds: SECONDS, generator });
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`gateway.budget_overhead: ${result.errors} errors, ${result.non2xx} non-2xx answers under load`);
-  return { result, cpuMsPerRequest: (server.cpuMs() - before) / Math.max(1, result.requests) };
 }
 
 function median(values: number[]): number {

@@ -95,6 +95,8 @@ export interface Side {
   rounds: LoadResult[];
   /** CPU time per answered request (user + system, ms) of this process, or of the `cpuMs` given for the side. */
   cpuMs: number;
+  /** The same, round by round. */
+  roundCpuMs: number[];
 }
 
 export interface Comparison<K extends string> {
@@ -108,11 +110,21 @@ export interface Comparison<K extends string> {
  * running each in turn (a, b, c, a, b, c, …), each side reported as the median of its rounds.
  * Alternating keeps a burst of load from elsewhere on the machine from landing on one side only.
  * `requests` gives some sides a request of their own (another load in the same alternation).
+ * `alternate` runs every other round in the reverse order: on a loaded machine the side that runs
+ * first in a round can measure slower whatever it is.
  */
 export async function compareLoads<K extends string>(
   request: LoadRequest,
   targets: Record<K, string>,
-  options: { rounds?: number; seconds?: number; warmUpSeconds?: number; cpuMs?: Record<K, () => number>; requests?: Partial<Record<K, LoadRequest>>; generator?: LoadOptions['generator'] } = {},
+  options: {
+    rounds?: number;
+    seconds?: number;
+    warmUpSeconds?: number;
+    cpuMs?: Record<K, () => number>;
+    requests?: Partial<Record<K, LoadRequest>>;
+    generator?: LoadOptions['generator'];
+    alternate?: boolean;
+  } = {},
 ): Promise<Comparison<K>> {
   const thisProcess = () => {
     const used = process.cpuUsage();
@@ -124,20 +136,26 @@ export async function compareLoads<K extends string>(
   const requestOf = (name: K) => options.requests?.[name] ?? request;
   for (const name of names) await load(targets[name], requestOf(name), { seconds: options.warmUpSeconds ?? 2, generator: options.generator });
   const runs = new Map<K, LoadResult[]>(names.map((n) => [n, []]));
-  const cpu = new Map<K, number>(names.map((n) => [n, 0]));
+  const cpu = new Map<K, number[]>(names.map((n) => [n, []]));
   for (let i = 0; i < rounds; i++) {
-    for (const name of names) {
+    for (const name of options.alternate && i % 2 ? [...names].reverse() : names) {
       const cpuMs = options.cpuMs?.[name] ?? thisProcess;
       const before = cpuMs();
       const result = await load(targets[name], requestOf(name), { seconds, generator: options.generator });
-      cpu.set(name, cpu.get(name)! + cpuMs() - before);
+      cpu.get(name)!.push(cpuMs() - before);
       runs.get(name)!.push(result);
     }
   }
   const sides = {} as Record<K, Side>;
   for (const name of names) {
     const result = medianOf(runs.get(name)!);
-    sides[name] = { result, rounds: runs.get(name)!, cpuMs: cpu.get(name)! / Math.max(1, result.requests) };
+    const cpuRounds = cpu.get(name)!;
+    sides[name] = {
+      result,
+      rounds: runs.get(name)!,
+      cpuMs: cpuRounds.reduce((sum, ms) => sum + ms, 0) / Math.max(1, result.requests),
+      roundCpuMs: cpuRounds.map((ms, i) => ms / Math.max(1, runs.get(name)![i]!.requests)),
+    };
   }
   return { sides, rounds, seconds };
 }
