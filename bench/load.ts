@@ -160,6 +160,23 @@ export async function compareLoads<K extends string>(
   return { sides, rounds, seconds };
 }
 
+/**
+ * `a[i] ÷ b[i]` over the rounds of an alternated comparison (`alternate: true`), free of the order
+ * the sides ran in. Alternated, each side runs twice in a row (a b | b a | a b …), and the second of
+ * two runs in a row measures slower than a run after the process sat idle: the round-by-round ratios
+ * of one code came out 0.84, 1.13, 0.82, 1.11, 0.85, 1.22, whose median is either mode by chance.
+ * A pair of rounds (one in each order) gives every side each place once: the geometric mean of its
+ * two ratios. The median of the pairs keeps a burst of load from elsewhere within one pair.
+ */
+export function alternatedRatio(a: number[], b: number[]): { ratio: number; pairs: number[] } {
+  const pairs: number[] = [];
+  for (let i = 0; i + 1 < Math.min(a.length, b.length); i += 2) pairs.push(Math.sqrt((a[i]! / b[i]!) * (a[i + 1]! / b[i + 1]!)));
+  const sorted = [...pairs].sort((x, y) => x - y);
+  const middle = sorted.length / 2;
+  const ratio = sorted.length % 2 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return { ratio, pairs };
+}
+
 function medianOf(runs: LoadResult[]): LoadResult {
   const median = (pick: (r: LoadResult) => number) => {
     const sorted = runs.map(pick).sort((a, b) => a - b);

@@ -216,21 +216,32 @@ function deadlineExceeded(limit: number): DomainError {
  * answer is as deep as the operation (GRAPHQL_MAX_DEPTH) plus a JSON value (SERVER_JSON_MAX_DEPTH).
  */
 export function jsonBytesPast(value: unknown, cap: number): boolean {
-  return bytesLeftAfter(value, cap) < 0;
+  return (typeof value === 'object' && value !== null ? bytesLeftAfter(value, cap) : cap - leafBytes(value)) < 0;
 }
 
-/** `left` less the JSON bytes of `value`, stopping once below 0 (the walk of jsonBytesPast). */
-function bytesLeftAfter(value: unknown, left: number): number {
-  if (typeof value === 'string') return left - (value.length > 64 ? Buffer.byteLength(value, 'utf8') : value.length) - 3;
-  if (typeof value !== 'object' || value === null) return left - 9;
+/**
+ * `left` less the JSON bytes of an object or array, stopping once below 0 (the walk of
+ * jsonBytesPast). Leaves are counted in the loops, not by a call each: most of an answer is leaves.
+ */
+function bytesLeftAfter(value: object, left: number): number {
   left -= 2;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length && left >= 0; i++) left = bytesLeftAfter(value[i], left);
+    for (let i = 0; i < value.length && left >= 0; i++) {
+      const element: unknown = value[i];
+      left = typeof element === 'object' && element !== null ? bytesLeftAfter(element, left) : left - leafBytes(element);
+    }
     return left;
   }
   for (const key in value) {
-    left = bytesLeftAfter((value as Record<string, unknown>)[key], left - key.length - 4);
+    const member: unknown = (value as Record<string, unknown>)[key];
+    left -= key.length + 4;
+    left = typeof member === 'object' && member !== null ? bytesLeftAfter(member, left) : left - leafBytes(member);
     if (left < 0) return left;
   }
   return left;
+}
+
+/** A string's UTF-8 bytes (long ones exactly, short ones by length) and quotes; any other leaf as a number's worth. */
+function leafBytes(value: unknown): number {
+  return typeof value === 'string' ? (value.length > 64 ? Buffer.byteLength(value, 'utf8') : value.length) + 3 : 9;
 }
