@@ -163,8 +163,9 @@ export async function compareLoads<K extends string>(
 /**
  * `a[i] ÷ b[i]` over the rounds of an alternated comparison (`alternate: true`), free of the order
  * the sides ran in. Alternated, each side runs twice in a row (a b | b a | a b …), and the second of
- * two runs in a row measures slower than a run after the process sat idle: the round-by-round ratios
- * of one code came out 0.84, 1.13, 0.82, 1.11, 0.85, 1.22, whose median is either mode by chance.
+ * two runs in a row measured about 13% off a run after the process sat idle, faster in some runs and
+ * slower in others: the round-by-round ratios of one code came out 0.84, 1.13, 0.82, 1.11, 0.85,
+ * 1.22, whose median is either mode by chance.
  * A pair of rounds (one in each order) gives every side each place once: the geometric mean of its
  * two ratios. The median of the pairs keeps a burst of load from elsewhere within one pair.
  */
