@@ -110,8 +110,8 @@ export interface Comparison<K extends string> {
  * running each in turn (a, b, c, a, b, c, …), each side reported as the median of its rounds.
  * Alternating keeps a burst of load from elsewhere on the machine from landing on one side only.
  * `requests` gives some sides a request of their own (another load in the same alternation).
- * `alternate` runs every other round in the reverse order: on a loaded machine the side that runs
- * first in a round can measure slower whatever it is.
+ * `alternate` runs every other round in the reverse order; take its ratios with `alternatedRatio`,
+ * which pairs the rounds so that the order they ran in cancels out.
  */
 export async function compareLoads<K extends string>(
   request: LoadRequest,
