@@ -28,6 +28,24 @@ export function startServerProcess(name: string, env: Record<string, string>, no
 }
 
 /**
+ * Two systems in one process (`system-pair.ts`): `a` and `b`, each with its whole environment (the
+ * deployment's defaults but for what `env` sets). Their listeners are `a:gateway`, `b:core`, ….
+ * What a figure that compares two settings runs on, loaded in turns (load.ts, compareLoads with
+ * `alternate`), so that the setting is all that differs: two processes of one build differ by
+ * themselves (bench/PROFILE.md, "Comparing two settings"), and one process under one system's turn
+ * is never idle, where a process of its own sits idle through the other's turn and comes back
+ * slower. `processEnv` is the process's own (NODE_ENV).
+ */
+export function startSystemPair(name: string, a: Record<string, string>, b: Record<string, string>, processEnv: Record<string, string> = {}): Promise<ServerProcess> {
+  // Every listener on a port of its own.
+  const side = (env: Record<string, string>) => ({ LOG_LEVEL: 'info', ...env, WORKERS: '1', CORE_PORT: '0', GATEWAY_PORT: '0', INDICATORS_PORT: '0', IMPACT_PORT: '0', RECORDS_PORT: '0' });
+  return started(name, projectPath('dist', 'bench', 'system-pair.js'), [], { ...processEnv, SYSTEM_PAIR: JSON.stringify({ a: side(a), b: side(b) }) }, (line) => {
+    const entry = JSON.parse(line) as { ports?: Record<string, number> };
+    return entry.ports;
+  });
+}
+
+/**
  * Hive Gateway in its own process (`peers/hive-gateway.ts`, built by `npm run bench:peers`) on the
  * committed supergraph; it prints `{"ports":{"gateway":…}}` once it listens.
  */

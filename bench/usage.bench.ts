@@ -6,8 +6,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectPath } from '../kernel/project.js';
 import { type Figure, round } from './figures.js';
-import { load } from './load.js';
-import { startServerProcess } from './processes.js';
+import { alternatedRatio, compareLoads } from './load.js';
+import { preferredGenerator } from './wrk.js';
+import { startServerProcess, startSystemPair } from './processes.js';
 import { LOCAL_BENCH_ENV } from './fixtures.js';
 
 const SAMPLE = pathToFileURL(projectPath('examples', 'models', 're-indicators-specification', '0.0.4')).href;
@@ -17,14 +18,16 @@ const ENV = {
   REGISTRY_ALLOW_FILE_URLS: 'true',
   BACKGROUND_PROJECT_DIR: projectPath('examples', 'brightway-project'),
 };
-const ROUNDS = 3;
-const SECONDS = 8;
+// As the budget bench (budget.bench.ts): two systems in one process, many short rounds in turns, paired.
+const ROUNDS = 20;
+const SECONDS = 3;
+const WARM_UP_SECONDS = 10;
 const DOCUMENTS = 100_000;
 const FLOOD_WARM_UP = 20_000;
 
 /**
  * Issue 25's figures. `usage.gateway_overhead.rps_ratio`: the gateway (one process each) with usage
- * reporting on ÷ off, varied requests (variable sets, two named clients), rounds interleaved.
+ * reporting on ÷ off, varied requests (variable sets, two named clients), two systems in one process loaded in turns.
  * `usage.distinct_documents_memory_mb`: RSS growth of a gateway over 100,000 distinct documents (distinctDocuments).
  * `schema_check.with_usage.seconds`: `schema:check` with an exported usage file of 1,000 operations × 20 clients.
  */
@@ -46,10 +49,8 @@ async function inTemporaryDir(run: (dir: string) => Promise<Figure[]>): Promise<
 }
 
 async function overhead(dir: string): Promise<Figure> {
-  const servers = {
-    on: await startServerProcess('usage-on', { ...ENV, DATABASE_URL: `file:${path.join(dir, 'on.db')}` }),
-    off: await startServerProcess('usage-off', { ...ENV, DATABASE_URL: `file:${path.join(dir, 'off.db')}`, USAGE_REPORTING: 'false' }),
-  };
+  const side = (name: string, env: Record<string, string> = {}) => ({ ...ENV, DATABASE_URL: `file:${path.join(dir, `${name}.db`)}`, ...env });
+  const pair = await startSystemPair('usage', side('on'), side('off', { USAGE_REPORTING: 'false' }), { NODE_ENV: 'production' });
   const request = {
     method: 'POST' as const,
     path: '/graphql',
@@ -57,24 +58,32 @@ async function overhead(dir: string): Promise<Figure> {
     body: { query: 'query V($m: String!, $v: String!) { modelVersion(model: $m, version: $v) { model version label } modelVersionCount }', variables: {} },
     variableSets: Array.from({ length: 16 }, (_, i) => ({ m: i % 2 ? 're-indicators-specification' : `missing-${i}`, v: '0.0.4' })),
   };
-  const rps = { on: [] as number[], off: [] as number[] };
+  const gateway = (name: 'a' | 'b') => `http://127.0.0.1:${pair.ports[`${name}:gateway`]}`;
+  let sides;
   try {
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (const side of round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-        rps[side].push((await load(`http://127.0.0.1:${servers[side].ports.gateway}`, request, { connections: 16, seconds: SECONDS })).rps);
-      }
-    }
+    ({ sides } = await compareLoads(
+      request,
+      { on: gateway('a'), off: gateway('b') },
+      { rounds: ROUNDS, seconds: SECONDS, warmUpSeconds: WARM_UP_SECONDS, alternate: true, generator: preferredGenerator() },
+    ));
   } finally {
-    await Promise.all([servers.on.stop(), servers.off.stop()]);
+    await pair.stop();
   }
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const rps = alternatedRatio(
+    sides.on.rounds.map((r) => r.rps),
+    sides.off.rounds.map((r) => r.rps),
+  );
   return {
     id: 'usage.gateway_overhead.rps_ratio',
-    value: round(sum(rps.on) / sum(rps.off)),
+    value: round(rps.ratio, 3),
     unit: 'ratio',
     target: 0.97,
     better: 'higher',
-    note: `gateway answers/s with usage reporting on ÷ off, ${ROUNDS} interleaved rounds of ${SECONDS} s at 16 connections, 16 variable sets; on ${rps.on.map((r) => round(r, 0)).join('/')}, off ${rps.off.map((r) => round(r, 0)).join('/')}`,
+    note:
+      `gateway answers/s with usage reporting on ÷ off, 16 variable sets, two systems in one process (NODE_ENV=production; bench/processes.ts, startSystemPair), ` +
+      `${ROUNDS} rounds of ${SECONDS} s on each after ${WARM_UP_SECONDS} s of warm-up each, in turns, the order reversed every other round; ` +
+      `the median of the ${rps.pairs.length} pairs of rounds (one in each order, the geometric mean of their ratios: ${rps.pairs.map((r) => round(r, 3)).join(', ')}); ` +
+      `on ${round(sides.on.result.rps, 0)} req/s, off ${round(sides.off.result.rps, 0)} req/s (medians of the rounds)`,
   };
 }
 

@@ -82,6 +82,8 @@ export interface SystemConfig {
   graphqlLimits: GraphQLLimits;
   /** REQUEST_MAX_RESPONSE_BYTES, REQUEST_MAX_RECORDS_READ, REQUEST_MAX_DURATION_MS (kernel/request-budget.ts). */
   requestBudget: BudgetLimits;
+  /** GATEWAY_ANSWER_CACHE_MB: subgraph answers reused in this process (gateway/executor/answer-cache.ts), in MB of JSON; 0: none. */
+  answerCacheBytes: number;
   /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the only documents `/graphql` runs; null: any document. */
   graphqlTrustedDocuments: TrustedDocuments | null;
   /** GATEWAY_EXECUTOR (gateway/executor/executor.ts). */
@@ -142,6 +144,7 @@ export function readSystemConfig(env: Env): SystemConfig {
     graphqlIde: optional(env, 'GRAPHQL_IDE', boolean, false),
     graphqlLimits: readGraphQLLimits(env),
     requestBudget: readRequestBudget(env),
+    answerCacheBytes: optional(env, 'GATEWAY_ANSWER_CACHE_MB', integer({ min: 0 }), 16) * 1024 * 1024,
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayExecutor,
     gatewayPlanner: process.role !== 'subgraph' && gatewayExecutor === 'planned' ? readPlanner(env) : undefined,

@@ -12,6 +12,7 @@ import { CORE_SERVICE_NAME } from '../kernel/service-identities.js';
 import { type Gateway, startGateway } from '../gateway/gateway.js';
 import { readCommittedSupergraph } from '../gateway/compose.js';
 import { InProcessClient } from '../gateway/executor/in-process-client.js';
+import { AnswerCache } from '../gateway/executor/answer-cache.js';
 import { RemoteClient } from '../gateway/executor/remote-client.js';
 import type { SubgraphClient } from '../gateway/executor/subgraph-client.js';
 import { forwardedCredentials } from '../pipeline/forwarded-credentials.js';
@@ -35,7 +36,7 @@ import { UsageCollector } from '../gateway/usage/usage-collector.js';
 import { usageEndpoint } from '../gateway/usage/usage-endpoint.js';
 import { openUsageStore } from '../gateway/usage/sql-usage-store.js';
 import type { UsageStore } from '../gateway/usage/usage-store.js';
-import { SUBGRAPH_NAMES, type SubgraphName, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
+import { REUSABLE_ROOT_FIELDS, SUBGRAPH_NAMES, type SubgraphName, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
 import { ArtifactFetcher } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { catalogSource } from '../subgraphs/models/adapters/catalog-source.js';
 import { WorkerArtifactPreparer } from '../subgraphs/models/adapters/artifact-preparer.js';
@@ -185,12 +186,26 @@ async function startRole(proc: Process): Promise<void> {
   const subgraphs: Record<string, SubgraphClient> = {};
   for (const name of SUBGRAPH_NAMES) {
     subgraphs[name] =
-      role.role === 'all' ? new InProcessClient(await buildSubgraphSchema(name, await servicesFor(proc, name))) : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
+      role.role === 'all'
+        ? reusing(proc, name, new InProcessClient(await buildSubgraphSchema(name, await servicesFor(proc, name))))
+        : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
   }
   const supergraphSdl = await readCommittedSupergraph();
   const gateway = await startGateway(supergraphSdl, subgraphs, { executor: proc.config.gatewayExecutor, planner: proc.config.gatewayPlanner?.mode ?? 'apollo', logger: proc.logger });
   proc.closers.push(() => gateway.stop());
   await startEdge(proc, gateway, supergraphSdl);
+}
+
+/**
+ * A subgraph in this process with its reusable answers cached. Only here: how long an answer stays
+ * right is the freshness of the calculation artifacts (INDICATORS_ARTIFACT_FRESHNESS_SECS), which
+ * this process's own artifact source keeps; a gateway in front of remote subgraphs cannot know it.
+ */
+function reusing(proc: Process, name: SubgraphName, client: SubgraphClient): SubgraphClient {
+  const rootFields = REUSABLE_ROOT_FIELDS[name];
+  const freshnessSecs = proc.config.indicators?.artifactFreshnessSecs ?? 0;
+  if (!rootFields || proc.config.answerCacheBytes === 0 || freshnessSecs === 0) return client;
+  return new AnswerCache(client, { rootFields, ttlMs: freshnessSecs * 1000 }, proc.config.answerCacheBytes);
 }
 
 /** The gateway's GraphQL endpoint and the REST facades, each on its own port. */

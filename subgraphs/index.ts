@@ -20,6 +20,15 @@ const BUILDERS: { [N in SubgraphName]: (services: SubgraphServices[N]) => Promis
   impact: buildImpactSchema,
 };
 
+/**
+ * The root fields of each subgraph whose answers depend on the operation and its variables alone,
+ * given the artifacts the registry publishes: no caller, no stored record. The indicators' entity
+ * fetches (a version's questionnaires, the scores of a payload sent in the representation) are;
+ * the gateway reuses their answers (gateway/executor/answer-cache.ts) while the calculation artifact
+ * they read is fresh.
+ */
+export const REUSABLE_ROOT_FIELDS: { readonly [N in SubgraphName]?: ReadonlySet<string> } = { indicators: new Set(['_entities']) };
+
 export function buildSubgraphSchema<N extends SubgraphName>(name: N, services: SubgraphServices[N]): Promise<GraphQLSchema> {
   return BUILDERS[name](services);
 }

@@ -21,7 +21,12 @@ export function apolloDataSource(client: SubgraphClient): GraphQLDataSource {
   return {
     process: ({ request, context }) => {
       if (!isRequestContext(context)) throw new Error('a subgraph fetch outside any request of this process');
-      return client.fetch({ query: request.query ?? '', variables: request.variables ?? {}, operationName: request.operationName }, context);
+      // The gateway merges into what it receives: a shared answer (answer-cache.ts) is handed over as a copy.
+      return client.fetch({ query: request.query ?? '', variables: request.variables ?? {}, operationName: request.operationName }, context).then(copiedIfShared);
     },
   };
+}
+
+function copiedIfShared(response: SubgraphResponse): SubgraphResponse {
+  return Object.isFrozen(response) ? structuredClone(response) : response;
 }

@@ -57,7 +57,8 @@ export function remoteSubgraph(url: string): SubgraphClient {
  */
 export async function startTinyFederation(
   subgraphs: TinySubgraph[],
-  replaced: Record<string, SubgraphClient> = {},
+  /** A client in place of a subgraph's InProcessClient, or one made around it. */
+  replaced: Record<string, SubgraphClient | ((inProcess: SubgraphClient) => SubgraphClient)> = {},
   modes: Partial<Pick<GatewayOptions, 'executor' | 'planner'>> = {},
 ): Promise<TinyFederation> {
   const schemas = subgraphs.map((s) => ({ name: s.name, schema: buildSubgraphSchema({ typeDefs: parse(withFederationLink(s.typeDefs)), resolvers: s.resolvers }) }));
@@ -66,7 +67,8 @@ export async function startTinyFederation(
   const calls: Record<string, number> = {};
   const clients: Record<string, SubgraphClient> = {};
   for (const { name, schema } of schemas) {
-    const client = replaced[name] ?? new InProcessClient(schema);
+    const replacement = replaced[name];
+    const client = typeof replacement === 'function' ? replacement(new InProcessClient(schema)) : (replacement ?? new InProcessClient(schema));
     calls[name] = 0;
     clients[name] = {
       fetch(request, context) {

@@ -1,4 +1,4 @@
-import { jsonBytesPast, requestBudget } from '../../kernel/request-budget.js';
+import { jsonBytesPast, rememberJsonBytes, requestBudget } from '../../kernel/request-budget.js';
 
 /** The runtime budget's own rules (kernel/request-budget.ts); what clients see: test/reliability/request-budget.test.ts. */
 const limits = { maxResponseBytes: 1000, maxRecordsRead: 10, maxDurationMs: 0 };
@@ -8,6 +8,31 @@ test('an answer is measured as its JSON, to within the escapes it does not count
   const size = Buffer.byteLength(JSON.stringify(answer));
   expect(jsonBytesPast(answer, size * 1.1)).toBe(false);
   expect(jsonBytesPast(answer, size * 0.9)).toBe(true);
+});
+
+test('a shared answer counted once (a reused subgraph answer) weighs in each answer that holds it as it would walked', () => {
+  const questionnaire = Array.from({ length: 50 }, (_, i) => ({
+    id: `q-${i}`,
+    weight: i / 7,
+    answers: [
+      { id: 'yes', score: 1 },
+      { id: 'non', score: 0, note: 'ü'.repeat(80) },
+    ],
+  }));
+  const shared = Object.freeze(questionnaire.map((q) => Object.freeze({ ...q })));
+  rememberJsonBytes(shared);
+  const answer = (questions: unknown) => ({ data: { modelVersion: { version: '0.0.4', questions } } });
+  const exact = (value: unknown) => {
+    let low = 0;
+    let high = 1_000_000;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      if (jsonBytesPast(value, middle)) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  expect(exact(answer(shared))).toBe(exact(answer(questionnaire)));
 });
 
 test('one large string repeated is given up on once past the cap, not walked to the end', () => {

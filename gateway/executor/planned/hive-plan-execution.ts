@@ -2,6 +2,7 @@ import type { BatchFetchNode, EntityBatchAlias, FetchNode, FetchNodePathSegment,
 import { type GraphQLError, type GraphQLSchema, isAbstractType, isObjectType } from 'graphql';
 import type { SubgraphClient } from '../subgraph-client.js';
 import { type PlanRun, deepMerge, downstreamServiceError, fetchVariables } from './plan-execution.js';
+import { thawed } from '../../../kernel/json.js';
 
 export type HivePlanNode = PlanNode;
 
@@ -179,8 +180,8 @@ function mergeEntities(schema: GraphQLSchema, received: unknown, targets: Locate
 }
 
 function mergeEntity(target: Entity, received: Entity | null | undefined): void {
-  if (received && !received.__typename) received.__typename = target.__typename;
-  deepMerge(target, received);
+  // A copy: a received answer may be shared (answer-cache.ts).
+  deepMerge(target, received && !received.__typename ? { ...received, __typename: target.__typename } : received);
 }
 
 /** One subgraph request; its errors land in `run.errors` with paths into the client's answer. */
@@ -197,7 +198,7 @@ async function send(
   return response.data as Record<string, unknown> | null | undefined;
 }
 
-/** The entities a typed flatten path reaches, each with its concrete path. */
+/** The entities a typed flatten path reaches, each with its concrete path, made writable on the way (`thawed`): they are merged into. */
 function entitiesAt(schema: GraphQLSchema, data: unknown, segments: readonly FlattenNodePathSegment[]): Located[] {
   const found: Located[] = [];
   const walk = (value: unknown, index: number, path: Path) => {
@@ -205,7 +206,7 @@ function entitiesAt(schema: GraphQLSchema, data: unknown, segments: readonly Fla
     if (Array.isArray(value)) {
       // `@`, or the end of the path on a list: every element.
       const next = segments[index] === '@' ? index + 1 : index;
-      value.forEach((element, i) => walk(element, next, [...path, i]));
+      for (let i = 0; i < value.length; i++) walk(thawed(value, i), next, [...path, i]);
       return;
     }
     const segment = segments[index];
@@ -215,7 +216,7 @@ function entitiesAt(schema: GraphQLSchema, data: unknown, segments: readonly Fla
     } else if (segment === '@') {
       return;
     } else if ('Field' in segment) {
-      if (Object.hasOwn(object, segment.Field)) walk(object[segment.Field], index + 1, [...path, segment.Field]);
+      if (Object.hasOwn(object, segment.Field)) walk(thawed(object, segment.Field), index + 1, [...path, segment.Field]);
     } else if (typeof object.__typename !== 'string' || satisfies(schema, object.__typename, segment.TypeCondition)) {
       walk(object, index + 1, path);
     }
@@ -274,7 +275,8 @@ function select(schema: GraphQLSchema, source: Entity | null, selections: readon
 function rewritten(schema: GraphQLSchema, value: unknown, rewrites: readonly FetchRewrite[] | undefined): unknown {
   let current = value;
   for (const rewrite of rewrites ?? []) {
-    if ('KeyRenamer' in rewrite) renameKey(schema, current, rewrite.KeyRenamer.path, rewrite.KeyRenamer.renameKeyTo);
+    // Renaming writes in place: a shared answer (answer-cache.ts) is copied first.
+    if ('KeyRenamer' in rewrite) renameKey(schema, (current = Object.isFrozen(current) ? structuredClone(current) : current), rewrite.KeyRenamer.path, rewrite.KeyRenamer.renameKeyTo);
     else {
       const setter = 'ValueSetter' in rewrite ? rewrite.ValueSetter : rewrite;
       current = setValue(schema, current, setter.path, setter.setValueTo);

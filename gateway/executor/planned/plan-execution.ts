@@ -2,7 +2,7 @@ import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
 import { GraphQLError, type GraphQLSchema, isObjectType } from 'graphql';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import type { SubgraphClient } from '../subgraph-client.js';
-import { isJsonObject } from '../../../kernel/json.js';
+import { isJsonObject, thawed } from '../../../kernel/json.js';
 
 export type QueryPlan = Parameters<Experimental_DidResolveQueryPlanCallback>[0]['queryPlan'];
 export type PlanNode = NonNullable<QueryPlan['node']>;
@@ -119,8 +119,8 @@ async function executeFetch(run: PlanRun, fetch: FetchNode, cursor: Cursor): Pro
   if (receivedEntities.length !== representations.length) throw new Error(`Expected "data._entities" to contain ${representations.length} elements`);
   receivedEntities.forEach((receivedEntity: Record<string, unknown> | null, index) => {
     const entity = representedEntities[index]!;
-    if (receivedEntity && !receivedEntity.__typename) receivedEntity.__typename = entity.__typename;
-    deepMerge(entity, receivedEntity);
+    // A copy: a received answer may be shared (answer-cache.ts).
+    deepMerge(entity, receivedEntity && !receivedEntity.__typename ? { ...receivedEntity, __typename: entity.__typename } : receivedEntity);
   });
 }
 
@@ -197,14 +197,22 @@ function moveIntoCursor(cursor: Cursor, path: Path): Cursor | undefined {
   return data ? { path: [...cursor.path, ...path], data, fullResult: cursor.fullResult } : undefined;
 }
 
+/**
+ * What a flatten path reaches, every object on the way made writable (`thawed`): a later fetch
+ * merges into what it finds.
+ */
 function flattenResultsAtPath(value: unknown, path: Path): unknown {
-  if (path.length === 0 || value === undefined || value === null) return value;
+  if (value === undefined || value === null) return value;
+  if (path.length === 0) {
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) thawed(value, i);
+    return value;
+  }
   const [current, ...rest] = path;
-  if (current === '@') return (value as unknown[]).flatMap((element) => flattenResultsAtPath(element, rest));
+  if (current === '@') return (value as unknown[]).flatMap((_, index, list) => flattenResultsAtPath(thawed(list, index), rest));
   if (typeof current !== 'string') throw new Error(`Unexpected ${typeof current} found in path`);
   if (Array.isArray(value)) throw new Error(`Unexpected array in result for path element ${current}`);
   const object = value as Record<string, unknown>;
-  return flattenResultsAtPath(Object.hasOwn(object, current) ? object[current] : undefined, rest);
+  return flattenResultsAtPath(Object.hasOwn(object, current) ? thawed(object, current) : undefined, rest);
 }
 
 /** The representation of an entity: what `requires` selects of it, or null when a field is missing. */
@@ -227,7 +235,11 @@ function selectRepresentation(source: Record<string, unknown> | null, selections
   return result;
 }
 
-/** As the gateway's deepMerge: objects merged key by key, lists of equal length element by element. */
+/**
+ * As the gateway's deepMerge: objects merged key by key, lists of equal length element by element.
+ * `target` is writable; what it holds may be shared (answer-cache.ts), and is copied (`thawed`)
+ * before anything is merged into it.
+ */
 export function deepMerge(target: Record<string, unknown> | undefined, source: Record<string, unknown> | null | undefined): void {
   if (source === undefined || source === null || target === undefined) return;
   for (const key of Object.keys(source)) {
@@ -237,11 +249,12 @@ export function deepMerge(target: Record<string, unknown> | undefined, source: R
     if (!Object.hasOwn(target, key) && key in target) Object.defineProperty(target, key, { configurable: true, enumerable: true, value: undefined, writable: true });
     const existing = target[key];
     if (existing && isJsonObject(value)) {
-      deepMerge(existing as Record<string, unknown>, value);
+      deepMerge(thawed(target, key) as Record<string, unknown>, value);
     } else if (Array.isArray(value) && Array.isArray(existing) && value.length === existing.length) {
+      const list = thawed(target, key) as unknown[];
       for (let i = 0; i < value.length; i++) {
-        if (isJsonObject(existing[i]) && isJsonObject(value[i])) deepMerge(existing[i], value[i]);
-        else existing[i] = value[i];
+        if (isJsonObject(list[i]) && isJsonObject(value[i])) deepMerge(thawed(list, i) as Record<string, unknown>, value[i]);
+        else list[i] = value[i];
       }
     } else {
       target[key] = value;

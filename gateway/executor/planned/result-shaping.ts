@@ -288,7 +288,9 @@ function updateObject(run: ShapingRun, outputValue: unknown, type: GraphQLCompos
     }
     objectType = named;
   }
-  const output = (outputValue as Record<string, unknown> | undefined) ?? {};
+  // An object adopted from a shared answer (answer-cache.ts) is copied before a second selection writes to it.
+  const adopted = outputValue as Record<string, unknown> | undefined;
+  const output = adopted === undefined ? {} : Object.isFrozen(adopted) ? { ...adopted } : adopted;
   const bubbled = applySelections(run, input, selections, output, objectType);
   run.flags = bubbled ? HAS_ERRORS : 0;
   return bubbled ? null : output;

@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { readSystemConfig } from '../server/config.js';
+import { type RunningSystem, startSystem } from '../server/system.js';
+
+/**
+ * Two systems in one process, for a figure that compares two settings (bench/processes.ts,
+ * startSystemPair): `SYSTEM_PAIR` is `{"a": env, "b": env}`, each system's whole environment. They
+ * share what a process has (its JIT, its heap and collector, its core), so that one setting is all
+ * that differs between them. Prints `{"ports": {"a:gateway": …, "b:core": …}}` once both listen,
+ * stops both at SIGTERM.
+ */
+const sides = JSON.parse(process.env.SYSTEM_PAIR ?? '{}') as Record<'a' | 'b', Record<string, string>>;
+const systems: RunningSystem[] = [];
+const ports: Record<string, number> = {};
+for (const side of ['a', 'b'] as const) {
+  const system = await startSystem(readSystemConfig(sides[side]));
+  systems.push(system);
+  for (const [listener, port] of Object.entries(system.ports)) ports[`${side}:${listener}`] = port;
+}
+process.stdout.write(`${JSON.stringify({ ports })}\n`);
+process.once('SIGTERM', () => {
+  void Promise.all(systems.map((system) => system.stop())).then(() => process.exit(0));
+});
