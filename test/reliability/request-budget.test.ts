@@ -112,7 +112,9 @@ describe.each(backends)('the request budget on %s', (backend: Backend) => {
     for (const probe of await Promise.all(probes)) expect(probe.status).toBe(200);
     const growth = peaks.map((peak, i) => Math.round((peak - baseline[i]!) / 2 ** 20));
     // Without the budget one such request took a process from 160 MB to 1.5 GB; its answer was 216 MB.
-    for (const mb of growth) expect(mb).toBeLessThan(256);
+    // The database sends no payload of a page past the bytes left (STORE.md): about 46 MB on SQLite
+    // and 2 MB on PostgreSQL on a busy machine, where it was up to 258 MB while the pages came whole.
+    for (const mb of growth) expect(mb).toBeLessThan(128);
   });
 
   test('records read: two pages of 100 past REQUEST_MAX_RECORDS_READ=150 are 422 TOO_MANY_RECORDS_READ on /graphql, the records facade and the core; one page passes', async () => {

@@ -61,6 +61,15 @@ export interface RecordRow {
   updated_at: Date;
 }
 
+/**
+ * A row of a page read within the payload characters left (Slice.payloadsLeft): its payload's
+ * length too. Its payload is then null when the page's reach past them, or when it is the
+ * look-ahead row; neither is ever parsed (the charge breaches first, the look-ahead is dropped).
+ */
+export interface BudgetedRow extends RecordRow {
+  payload_chars?: number;
+}
+
 /** The ORDER BY keys of a row as a page selects them (`k0`, `k1`, …): what its cursor holds. */
 export type KeyColumns = { [column: `k${number}`]: unknown };
 
@@ -81,8 +90,8 @@ export interface Slice {
   before: string | null;
   /**
    * With records: the payload characters the request may still read (kernel/request-budget.ts).
-   * Rows stop at the first one that reaches past them, counted by the database in reading order, so
-   * a page of large payloads never arrives here whole when the request could not answer it anyway.
+   * A page whose records' payloads reach past them comes without payloads (withinPayloads), so it
+   * never arrives here when the request could not answer it anyway.
    */
   payloadsLeft?: number;
 }
@@ -148,7 +157,7 @@ function readStatement(dialect: SqlDialect, query: RecordQuery, viewer: Principa
   const reading = slice.backwards ? order.map(reversed) : order;
   const from = windowed ? indexOrderWindow(sql, query.within, bounds, reading, 2 * (slice.offset + slice.limit)) : 'records r';
   const keys = keysSelect(sql, from, [...where, ...bounds], reading, slice);
-  const records = withRecords ? withinPayloads(sql, withRecordColumns(sql.dialect, keys, order), order, slice.payloadsLeft) : keys;
+  const records = !withRecords ? keys : slice.payloadsLeft === undefined ? withRecordColumns(sql.dialect, keys, order) : withinPayloads(sql, keys, order, reading, slice);
   return { statement: { sql: records, values: sql.values }, order: shape };
 }
 
@@ -163,23 +172,40 @@ function keysSelect(sql: SqlWriter, from: string, where: string[], reading: Orde
 
 /** The records `keys` names, with their sort keys, in the order. */
 function withRecordColumns(dialect: SqlDialect, keys: string, order: OrderTerm[]): string {
-  return (
-    `SELECT ${recordColumns(dialect)}, ${order.map((_, i) => `p.k${i}`).join(', ')} FROM (${keys}) p` +
-    ` JOIN records r ON r.id = p.id AND r.namespace = p.namespace ORDER BY ${order.map(({ direction }, i) => `p.k${i} ${direction}`).join(', ')}`
-  );
+  return `SELECT ${recordColumns(dialect)}, ${sortKeys(order, 'p')} FROM (${keys}) p JOIN records r ON ${sameRecord('p')} ORDER BY ${sortedBy(order, 'p')}`;
 }
 
 /**
- * The rows of a read with records up to the first whose payload reaches past `left` characters,
- * summed in the read's order (a window function; SQLite and PostgreSQL alike).
+ * The records `keys` names within the payload characters the request may still read
+ * (Slice.payloadsLeft). The database first measures every payload (only keys and lengths carried
+ * along) and sums those of the page's own records: every row but the one at `limit`, a look-ahead
+ * that only tells whether more follow. The payloads come back only when that sum is within what is
+ * left; otherwise every one is withheld (NULL), and `payload_chars` says what the page would have
+ * cost, so a page past the budget is refused without its payloads ever leaving the database. The
+ * look-ahead's payload never comes.
  */
-function withinPayloads(sql: SqlWriter, records: string, order: OrderTerm[], left: number | undefined): string {
-  if (left === undefined || !Number.isFinite(left)) return records;
-  const ordered = order.map(({ direction }, i) => `q.k${i} ${direction}`).join(', ');
-  return (
-    `SELECT * FROM (SELECT q.*, SUM(length(q.payload)) OVER (ORDER BY ${ordered} ROWS UNBOUNDED PRECEDING) - length(q.payload) AS read_before FROM (${records}) q) q` +
-    ` WHERE q.read_before <= ${sql.integer(left)} ORDER BY ${ordered}`
-  );
+function withinPayloads(sql: SqlWriter, keys: string, order: OrderTerm[], reading: OrderTerm[], slice: Slice): string {
+  const ownRecord = `m.read_at < ${sql.integer(slice.limit)}`;
+  const measured =
+    `SELECT p.*, length(${sql.dialect.payloadText}) AS payload_chars, ROW_NUMBER() OVER (ORDER BY ${sortedBy(reading, 'p')}) AS read_at` + ` FROM (${keys}) p JOIN records r ON ${sameRecord('p')}`;
+  const priced = `SELECT m.*, CASE WHEN ${ownRecord} THEN 1 ELSE 0 END AS own, SUM(CASE WHEN ${ownRecord} THEN m.payload_chars ELSE 0 END) OVER () AS page_chars FROM (${measured}) m`;
+  const payload = `CASE WHEN m.own = 1 AND m.page_chars <= ${sql.integer(slice.payloadsLeft!)} THEN ${sql.dialect.payloadText} END`;
+  return `SELECT ${recordColumns(sql.dialect, payload)}, m.payload_chars, ${sortKeys(order, 'm')} FROM (${priced}) m` + ` JOIN records r ON ${sameRecord('m')} ORDER BY ${sortedBy(order, 'm')}`;
+}
+
+/** The sort keys (`k0`, `k1`, …) of the derived table `alias`. */
+function sortKeys(order: OrderTerm[], alias: string): string {
+  return order.map((_, i) => `${alias}.k${i}`).join(', ');
+}
+
+/** An ORDER BY of the derived table `alias`'s sort keys in `order`'s directions. */
+function sortedBy(order: OrderTerm[], alias: string): string {
+  return order.map(({ direction }, i) => `${alias}.k${i} ${direction}`).join(', ');
+}
+
+/** The record `r` that the derived table `alias`'s row names. */
+function sameRecord(alias: string): string {
+  return `r.id = ${alias}.id AND r.namespace = ${alias}.namespace`;
 }
 
 /** Whether a read tries its index-order window first (Read.window). */
@@ -274,8 +300,8 @@ function recordsWhere(sql: SqlWriter, where: string): SqlStatement {
 }
 
 /** The columns of a RecordRow, of the records aliased `r`. */
-function recordColumns(dialect: SqlDialect): string {
-  return `r.id, r.namespace, r.model, r.version, ${dialect.payloadText} AS payload, r.created_by_sub, r.tenant_id, r.created_at, r.updated_at`;
+function recordColumns(dialect: SqlDialect, payload = dialect.payloadText): string {
+  return `r.id, r.namespace, r.model, r.version, ${payload} AS payload, r.created_by_sub, r.tenant_id, r.created_at, r.updated_at`;
 }
 
 /**

@@ -23,7 +23,7 @@ import {
   translateRead,
   writeNumbers,
 } from './query-translator.js';
-import type { KeyColumns, Read, RecordKey, RecordRow, Slice, SqlStatement } from './query-translator.js';
+import type { BudgetedRow, KeyColumns, Read, RecordKey, RecordRow, Slice, SqlStatement } from './query-translator.js';
 import { type OrderShape, encodeCursor } from './keyset.js';
 import type { SqlDialect } from './sql/sql-dialect.js';
 import { ShortcutMemory } from './shortcut-memory.js';
@@ -141,8 +141,8 @@ export class SqlRecordStore implements RecordStore {
 
   /**
    * Never more rows than the request may still read (one more is enough to know it would read too
-   * many), nor payloads much past the bytes it may still read (the database stops at the row that
-   * reaches past them: query-translator.ts, Slice.payloadsLeft).
+   * many), nor payloads when the page's reach past the characters it may still read (the database
+   * measures them first: query-translator.ts, Slice.payloadsLeft).
    */
   private async pageWithRecords(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget): Promise<RecordPage> {
     const limit = Math.min(page.size + 1, budget.recordsLeft() + 1);
@@ -150,7 +150,7 @@ export class SqlRecordStore implements RecordStore {
     // A page too short to reach the bytes left, even of payloads as large as a request body may be, is read as it is.
     const payloadsLeft = limit * LARGEST_PAYLOAD_BYTES > left ? left : undefined;
     const read = translateRead(this.dialect, query, viewer, { ...pageSlice(page, limit, 0), payloadsLeft }, true);
-    const rows = await this.readWindowed<RecordRow & KeyColumns>(read, limit, budget);
+    const rows = await this.readWindowed<BudgetedRow & KeyColumns>(read, limit, budget);
     const more = rows.length > page.size;
     // Backwards, the extra record is the earliest: the rows come in the order's own direction.
     const kept = !more ? rows : page.backwards ? rows.slice(1) : rows.slice(0, page.size);
@@ -251,10 +251,15 @@ export class SqlRecordStore implements RecordStore {
   }
 }
 
-/** Rows as records, charged to the request's budget (count and payload bytes) before their payloads are parsed. */
-function chargedRecords(rows: RecordRow[], budget: ReadBudget): StoredRecord[] {
+/**
+ * Rows as records, charged to the request's budget (count and payload characters) before their
+ * payloads are parsed. A page read within the payloads left says each payload's length, and comes
+ * without payloads when they reach past it (query-translator.ts, withinPayloads): the charge then
+ * breaches before any would be parsed.
+ */
+function chargedRecords(rows: BudgetedRow[], budget: ReadBudget): StoredRecord[] {
   let bytes = 0;
-  for (const row of rows) bytes += row.payload.length;
+  for (const row of rows) bytes += row.payload_chars ?? row.payload.length;
   budget.chargeRecords(rows.length, bytes);
   return rows.map(storedRow);
 }

@@ -77,8 +77,8 @@ async function onAdmin(sql: string): Promise<void> {
   }
 }
 
-/** Runs SQL (several statements allowed) directly on a test database, or reads rows from it. */
-export async function onDatabase(backend: Backend, url: string, sql: string): Promise<Record<string, unknown>[]> {
+/** Runs SQL (several statements allowed) directly on a test database, or reads rows from it (with bound `values`). */
+export async function onDatabase(backend: Backend, url: string, sql: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
   if (backend === 'sqlite') {
     const client = createClient({ url });
     try {
@@ -86,7 +86,7 @@ export async function onDatabase(backend: Backend, url: string, sql: string): Pr
         await client.executeMultiple(sql);
         return [];
       }
-      const { rows, columns } = await client.execute(sql);
+      const { rows, columns } = await client.execute({ sql, args: values as never });
       return rows.map((row) => Object.fromEntries(columns.map((column, i) => [column, row[i]])));
     } finally {
       client.close();
@@ -95,7 +95,7 @@ export async function onDatabase(backend: Backend, url: string, sql: string): Pr
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const result = await client.query(sql);
+    const result = await client.query(sql, values);
     return Array.isArray(result) ? [] : result.rows;
   } finally {
     await client.end();
