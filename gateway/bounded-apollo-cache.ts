@@ -1,4 +1,4 @@
-import { documentLru } from '../kernel/graphql/document-lru.js';
+import { type DocumentLruOptions, documentLru } from '../kernel/graphql/document-lru.js';
 
 /** Apollo's `KeyValueCache`, as its document store, persisted queries and query plan store (which also clears it) call it. */
 export interface ApolloKeyValueCache<V> {
@@ -15,8 +15,8 @@ export interface ApolloKeyValueCache<V> {
  * in memory: under a flood of distinct documents the gateway grew by a gigabyte. A time to live is
  * ignored: none is configured (persisted queries would pass one only if `persistedQueries.ttl` were set).
  */
-export function boundedApolloCache<V extends NonNullable<unknown>>(size: (value: V) => number): ApolloKeyValueCache<V> {
-  const entries = documentLru<V>(size);
+export function boundedApolloCache<V extends NonNullable<unknown>>(size: (value: V) => number, options?: DocumentLruOptions): ApolloKeyValueCache<V> {
+  const entries = documentLru<V>(size, options);
   return {
     get: async (key) => entries.get(key),
     set: async (key, value) => void entries.set(key, value),

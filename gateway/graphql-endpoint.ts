@@ -62,8 +62,8 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
     documentStore: boundedApolloCache((document) => document.loc?.end ?? 1),
     // Automatic persisted queries (Apollo Server's default) unless only trusted documents run: then
     // the guard hands over listed texts only, and nothing may register another. Their texts by
-    // hash are kept with the same bound.
-    persistedQueries: options.trustedDocuments ? false : { cache: boundedApolloCache((query: string) => query.length) },
+    // hash are kept with the same bound, from their registration (a client sends a text once).
+    persistedQueries: options.trustedDocuments ? false : { cache: boundedApolloCache((query: string) => query.length, { admitFirstSighting: true }) },
     // Apollo's landing page loads Apollo Sandbox from a CDN: offline it is an error page. Our own
     // GraphiQL replaces it when GRAPHQL_IDE=true (ide.ts).
     // Cache hints: no subgraph gives any, so every answer's policy was Apollo's `no-store`, which
