@@ -157,7 +157,7 @@ function readStatement(dialect: SqlDialect, query: RecordQuery, viewer: Principa
   const reading = slice.backwards ? order.map(reversed) : order;
   const from = windowed ? indexOrderWindow(sql, query.within, bounds, reading, 2 * (slice.offset + slice.limit)) : 'records r';
   const keys = keysSelect(sql, from, [...where, ...bounds], reading, slice);
-  const records = !withRecords ? keys : slice.payloadsLeft === undefined ? withRecordColumns(sql.dialect, keys, order) : withinPayloads(sql, keys, order, reading, slice);
+  const records = !withRecords ? keys : slice.payloadsLeft === undefined ? withRecordColumns(sql.dialect, keys, order) : withinPayloads(sql, keys, order, reading, slice.limit, slice.payloadsLeft);
   return { statement: { sql: records, values: sql.values }, order: shape };
 }
 
@@ -184,13 +184,12 @@ function withRecordColumns(dialect: SqlDialect, keys: string, order: OrderTerm[]
  * cost, so a page past the budget is refused without its payloads ever leaving the database. The
  * look-ahead's payload never comes.
  */
-function withinPayloads(sql: SqlWriter, keys: string, order: OrderTerm[], reading: OrderTerm[], slice: Slice): string {
-  const ownRecord = `m.read_at < ${sql.integer(slice.limit)}`;
-  const measured =
-    `SELECT p.*, length(${sql.dialect.payloadText}) AS payload_chars, ROW_NUMBER() OVER (ORDER BY ${sortedBy(reading, 'p')}) AS read_at` + ` FROM (${keys}) p JOIN records r ON ${sameRecord('p')}`;
+function withinPayloads(sql: SqlWriter, keys: string, order: OrderTerm[], reading: OrderTerm[], limit: number, left: number): string {
+  const ownRecord = `m.read_at < ${sql.integer(limit)}`;
+  const measured = `SELECT p.*, length(${sql.dialect.payloadText}) AS payload_chars, ROW_NUMBER() OVER (ORDER BY ${sortedBy(reading, 'p')}) AS read_at FROM (${keys}) p JOIN records r ON ${sameRecord('p')}`;
   const priced = `SELECT m.*, CASE WHEN ${ownRecord} THEN 1 ELSE 0 END AS own, SUM(CASE WHEN ${ownRecord} THEN m.payload_chars ELSE 0 END) OVER () AS page_chars FROM (${measured}) m`;
-  const payload = `CASE WHEN m.own = 1 AND m.page_chars <= ${sql.integer(slice.payloadsLeft!)} THEN ${sql.dialect.payloadText} END`;
-  return `SELECT ${recordColumns(sql.dialect, payload)}, m.payload_chars, ${sortKeys(order, 'm')} FROM (${priced}) m` + ` JOIN records r ON ${sameRecord('m')} ORDER BY ${sortedBy(order, 'm')}`;
+  const payload = `CASE WHEN m.own = 1 AND m.page_chars <= ${sql.integer(left)} THEN ${sql.dialect.payloadText} END`;
+  return `SELECT ${recordColumns(sql.dialect, payload)}, m.payload_chars, ${sortKeys(order, 'm')} FROM (${priced}) m JOIN records r ON ${sameRecord('m')} ORDER BY ${sortedBy(order, 'm')}`;
 }
 
 /** The sort keys (`k0`, `k1`, …) of the derived table `alias`. */
