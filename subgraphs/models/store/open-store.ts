@@ -42,7 +42,7 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
     // One pool: Prisma's adapter writes through it, and the translated queries read through it.
     const pool = openPool(databaseUrl, limits, options.pool);
     const adapter = new PrismaPg(pool, { disposeExternalPool: true });
-    const readRows: RowReader = (sql, values, signal) => cancellableRead(pool, databaseUrl, sql, values, signal);
+    const readRows: RowReader = (sql, values, budget) => cancellableRead(pool, databaseUrl, sql, values, budget.signal);
     return new SqlRecordStore(postgresqlDialect, new PrismaClient({ adapter, transactionOptions }), readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
   }
   if (databaseUrl.startsWith('file:')) {

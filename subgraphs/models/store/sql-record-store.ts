@@ -41,9 +41,11 @@ export type StoreClient = Pick<PrismaClient, '$transaction' | '$queryRawUnsafe' 
 /**
  * Runs a SELECT the translator wrote and returns its rows. On PostgreSQL the driver's pool runs it
  * (the pool the Prisma adapter uses too): Prisma's raw-query path converted every row again, 2 ms
- * of a 100-record page (open-store.ts). On SQLite, Prisma's `$queryRawUnsafe`.
+ * of a 100-record page (open-store.ts). On SQLite, Prisma's `$queryRawUnsafe`. A reader that can
+ * cancel a statement (PostgreSQL) asks the request's budget for its signal; asking makes one, which
+ * a reader that cannot (SQLite) spares every request.
  */
-export type RowReader = <T>(sql: string, values: unknown[], signal?: AbortSignal) => Promise<T[]>;
+export type RowReader = <T>(sql: string, values: unknown[], budget: Pick<ReadBudget, 'signal'>) => Promise<T[]>;
 
 export interface RecordStoreTimes {
   /** How long an idempotency key is remembered. */
@@ -203,7 +205,7 @@ export class SqlRecordStore implements RecordStore {
   private async read<T>({ sql, values }: SqlStatement, budget: ReadBudget): Promise<T[]> {
     budget.checkDeadline();
     try {
-      return await this.readRows<T>(sql, values, budget.signal);
+      return await this.readRows<T>(sql, values, budget);
     } catch (error) {
       throw budget.breach ?? error;
     }
