@@ -11,7 +11,7 @@ import { PASSPORT_QUERY, VARIED_VARIABLES, VARIED_VERSIONS, commonEnv, createRec
 // Many short rounds, the ratio taken pair of rounds by pair (load.ts, alternatedRatio): load from
 // elsewhere on a shared machine comes in bursts of seconds, which a few long rounds let land on one
 // side only (3 rounds of 4 s gave the same code 0.85 and 1.00).
-const ROUNDS = 20;
+const ROUNDS = 40;
 const SECONDS = 3; // whole seconds: wrk's -d takes no fraction
 // A process reaches its pace after about 8 s of this load (its JIT warm-up): before, 150 to 180 req/s against 250 to 380 after.
 const WARM_UP_SECONDS = 10;

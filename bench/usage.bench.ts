@@ -19,7 +19,7 @@ const ENV = {
   BACKGROUND_PROJECT_DIR: projectPath('examples', 'brightway-project'),
 };
 // As the budget bench (budget.bench.ts): two systems in one process, many short rounds in turns, paired.
-const ROUNDS = 20;
+const ROUNDS = 40;
 const SECONDS = 3;
 const WARM_UP_SECONDS = 10;
 const DOCUMENTS = 100_000;
