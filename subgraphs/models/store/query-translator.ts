@@ -187,8 +187,8 @@ function withRecordColumns(dialect: SqlDialect, keys: string, order: OrderTerm[]
 function withinPayloads(sql: SqlWriter, keys: string, order: OrderTerm[], reading: OrderTerm[], limit: number, left: number): string {
   const ownRecord = `m.read_at < ${sql.integer(limit)}`;
   const measured = `SELECT p.*, length(${sql.dialect.payloadText}) AS payload_chars, ROW_NUMBER() OVER (ORDER BY ${sortedBy(reading, 'p')}) AS read_at FROM (${keys}) p JOIN records r ON ${sameRecord('p')}`;
-  const priced = `SELECT m.*, CASE WHEN ${ownRecord} THEN 1 ELSE 0 END AS own, SUM(CASE WHEN ${ownRecord} THEN m.payload_chars ELSE 0 END) OVER () AS page_chars FROM (${measured}) m`;
-  const payload = `CASE WHEN m.own = 1 AND m.page_chars <= ${sql.integer(left)} THEN ${sql.dialect.payloadText} END`;
+  const priced = `SELECT m.*, SUM(CASE WHEN ${ownRecord} THEN m.payload_chars ELSE 0 END) OVER () AS page_chars FROM (${measured}) m`;
+  const payload = `CASE WHEN ${ownRecord} AND m.page_chars <= ${sql.integer(left)} THEN ${sql.dialect.payloadText} END`;
   return `SELECT ${recordColumns(sql.dialect, payload)}, m.payload_chars, ${sortKeys(order, 'm')} FROM (${priced}) m JOIN records r ON ${sameRecord('m')} ORDER BY ${sortedBy(order, 'm')}`;
 }
 
