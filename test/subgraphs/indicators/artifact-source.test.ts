@@ -8,6 +8,9 @@ import { domainError, json, passedReport, refusedUrl, startServer, testConfig } 
 import type { RecordedRequest, Reply, TestServer } from './http-fixtures.js';
 import type { CoreValidationPort } from '../../../subgraphs/indicators/domain/indicator-service.js';
 
+/** HTTP_TIMEOUT_SECS's deployed default: only the timeout test shortens it. */
+const TIMEOUT_MS = 15_000;
+
 function artifact(version: string, weight = 1): Record<string, unknown> {
   return {
     artifact_type: 'calculation',
@@ -47,7 +50,7 @@ describe('calculation artifact source', () => {
   function source(options: { clock?: Clock; timeoutMs?: number; freshnessMs?: number } = {}) {
     return new CalculationArtifactSource({
       template: `${host.url}/models/{version}/`,
-      timeoutMs: options.timeoutMs ?? 2000,
+      timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
       freshnessMs: options.freshnessMs ?? 60_000,
       now: options.clock?.now,
     });
@@ -136,7 +139,7 @@ describe('calculation artifact source', () => {
   });
 
   test('connection refused → CALCULATION_ARTIFACT_ERROR', async () => {
-    const artifacts = new CalculationArtifactSource({ template: `${await refusedUrl()}/{version}`, timeoutMs: 2000, freshnessMs: 0 });
+    const artifacts = new CalculationArtifactSource({ template: `${await refusedUrl()}/{version}`, timeoutMs: TIMEOUT_MS, freshnessMs: 0 });
     await domainError(artifacts.load('0.0.4'), 'CALCULATION_ARTIFACT_ERROR');
   });
 
@@ -177,7 +180,7 @@ describe('calculation artifact from a file: URL (the local profile)', () => {
     const clock = new Clock();
     const artifacts = new CalculationArtifactSource({
       template: `${pathToFileURL(root).href}/{version}/`,
-      timeoutMs: 2000,
+      timeoutMs: TIMEOUT_MS,
       freshnessMs: 0,
       now: clock.now,
     });
@@ -204,7 +207,7 @@ describe('artifact version check and questionnaire in the service', () => {
 
   function service() {
     const config = testConfig({ artifactBaseUrlTemplate: `${host.url}/{version}` });
-    return new IndicatorService(config, core, new CalculationArtifactSource({ template: config.artifactBaseUrlTemplate, timeoutMs: 2000, freshnessMs: 60_000 }));
+    return new IndicatorService(config, core, new CalculationArtifactSource({ template: config.artifactBaseUrlTemplate, timeoutMs: TIMEOUT_MS, freshnessMs: 60_000 }));
   }
 
   test('an artifact declaring another model_version → CALCULATION_ARTIFACT_VERSION_MISMATCH', async () => {

@@ -1,5 +1,6 @@
-import { domainError, json, passedReport, refusedUrl, serviceFor, startServer, testConfig } from './http-fixtures.js';
+import { domainError, json, passedReport, refusedUrl, startServer, testConfig } from './http-fixtures.js';
 import type { TestServer } from './http-fixtures.js';
+import { createIndicatorService } from '../../../subgraphs/indicators/create-indicator-service.js';
 import type { IndicatorService } from '../../../subgraphs/indicators/domain/indicator-service.js';
 
 const ARTIFACT = {
@@ -21,7 +22,7 @@ describe('delegated validation through the core HTTP contract', () => {
   beforeAll(async () => {
     core = await startServer(() => json(200, passedReport()));
     artifacts = await startServer(() => json(200, ARTIFACT));
-    service = serviceFor(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}` }), 300);
+    service = createIndicatorService(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}` }));
   });
 
   afterAll(async () => {
@@ -161,12 +162,13 @@ describe('delegated validation through the core HTTP contract', () => {
 
   test('a core slower than the timeout → CORE_VALIDATION_ERROR, by the timeout', async () => {
     core.handler = () => ({ ...json(200, passedReport()), delayMs: 5000 });
-    const error = await domainError(service.compute({ payload: PAYLOAD }), 'CORE_VALIDATION_ERROR');
-    expect(error.message).toMatch(/did not answer within/);
+    const impatient = createIndicatorService(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}`, httpTimeoutSecs: 1 }));
+    const error = await domainError(impatient.compute({ payload: PAYLOAD }), 'CORE_VALIDATION_ERROR');
+    expect(error.message).toBe('the core validation did not answer within 1 s');
   });
 
   test('connection refused → CORE_VALIDATION_ERROR', async () => {
-    const unreachable = serviceFor(testConfig({ coreBaseUrl: await refusedUrl(), artifactBaseUrlTemplate: `${artifacts.url}/{version}` }));
+    const unreachable = createIndicatorService(testConfig({ coreBaseUrl: await refusedUrl(), artifactBaseUrlTemplate: `${artifacts.url}/{version}` }));
     const error = await domainError(unreachable.compute({ payload: PAYLOAD }), 'CORE_VALIDATION_ERROR');
     expect(error.message).toBe('the core validation could not be reached');
   });
@@ -183,7 +185,7 @@ describe('delegated validation through the core HTTP contract', () => {
   });
 
   test('INDICATORS_SKIP_VALIDATION: no core call, status validation_skipped, verdict fields null', async () => {
-    const skipping = serviceFor(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}`, skipValidation: true }));
+    const skipping = createIndicatorService(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}`, skipValidation: true }));
     const { validation, result } = await skipping.compute({ payload: PAYLOAD });
     expect(core.requests).toHaveLength(0);
     expect(validation).toEqual({

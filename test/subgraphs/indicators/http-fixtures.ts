@@ -4,10 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { stopAtScopeEnd } from '../../support/cleanup.js';
 import { DomainError } from '../../../kernel/errors.js';
 import type { ErrorCode } from '../../../kernel/errors.js';
-import { IndicatorService } from '../../../subgraphs/indicators/domain/indicator-service.js';
 import type { IndicatorConfig } from '../../../subgraphs/indicators/domain/indicator-config.js';
-import { CoreValidationClient } from '../../../subgraphs/indicators/adapters/core-validation-client.js';
-import { CalculationArtifactSource } from '../../../subgraphs/indicators/adapters/calculation-artifact-source.js';
 
 /** Real HTTP servers on 127.0.0.1 with random ports: the mock core and the mock artifact host. */
 export interface RecordedRequest {
@@ -109,15 +106,6 @@ export function testConfig(overrides: Partial<IndicatorConfig>): IndicatorConfig
     port: 8081,
     ...overrides,
   };
-}
-
-/** The service wired to real adapters, as in production, with test timeouts in milliseconds. */
-export function serviceFor(config: IndicatorConfig, timeoutMs = 2000, freshnessMs = 60_000): IndicatorService {
-  return new IndicatorService(
-    config,
-    new CoreValidationClient({ coreBaseUrl: config.coreBaseUrl, timeoutMs }),
-    new CalculationArtifactSource({ template: config.artifactBaseUrlTemplate, timeoutMs, freshnessMs }),
-  );
 }
 
 /** Awaits a rejection and returns it as a DomainError with the expected code. */

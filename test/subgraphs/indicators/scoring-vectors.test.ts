@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { sharedDataAvailable, sharedPath } from '../../support/shared-data.js';
-import { domainError, expectClose, json, passedReport, serviceFor, startServer, testConfig } from './http-fixtures.js';
+import { domainError, expectClose, json, passedReport, startServer, testConfig } from './http-fixtures.js';
 import type { TestServer } from './http-fixtures.js';
+import { createIndicatorService } from '../../../subgraphs/indicators/create-indicator-service.js';
 import type { IndicatorService } from '../../../subgraphs/indicators/domain/indicator-service.js';
 
 const VECTORS = 're-indicators-calculation/vectors';
@@ -20,7 +21,7 @@ const available = sharedDataAvailable('re-indicators-calculation') && sharedData
     const calculation = readFileSync(sharedPath('re-indicators-specification', '0.0.4', 'calculation.json'), 'utf8');
     core = await startServer(() => json(200, passedReport()));
     artifacts = await startServer((req) => (req.url === '/0.0.4/calculation.json' ? { status: 200, body: calculation } : { status: 404 }));
-    service = serviceFor(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}/` }));
+    service = createIndicatorService(testConfig({ coreBaseUrl: core.url, artifactBaseUrlTemplate: `${artifacts.url}/{version}/` }));
   });
 
   afterAll(async () => {

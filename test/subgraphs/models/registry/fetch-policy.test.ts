@@ -33,7 +33,8 @@ const policy = (overrides: Partial<FetchPolicy> = {}): FetchPolicy => ({
   allowedHosts: [new URL(host.url).host],
   requireHttps: false,
   allowFileUrls: false,
-  timeoutMs: 1000,
+  // The deployed default (REGISTRY_FETCH_TIMEOUT_MS): only the timeout test shortens it.
+  timeoutMs: 10_000,
   maxBytes: 1024,
   ...overrides,
 });
