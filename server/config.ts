@@ -70,6 +70,8 @@ export interface SystemConfig {
   workers: number;
   /** `WORKER_HEARTBEAT_TIMEOUT_MS`: a worker that has not answered the primary's heartbeat for this long is killed and replaced. */
   workerHeartbeatTimeoutMs: number;
+  /** `HEAP_GROWTH_PERCENT`: how far each process's heap may grow past what it holds before a full collection (server/heap-growth.ts); 0: V8's own choice. */
+  heapGrowthPercent: number;
   http: HttpConfig;
   auth: AuthConfig;
   logLevel: LogLevel;
@@ -135,6 +137,7 @@ export function readSystemConfig(env: Env): SystemConfig {
     // One worker per core by default: a process serves requests on one core only.
     workers: optional(env, 'WORKERS', integer({ min: 1 }), availableParallelism()),
     workerHeartbeatTimeoutMs: optional(env, 'WORKER_HEARTBEAT_TIMEOUT_MS', integer({ min: 1000 }), 10_000),
+    heapGrowthPercent: optional(env, 'HEAP_GROWTH_PERCENT', integer({ min: 0, max: 300 }), 50),
     http,
     auth: readAuthConfig(env),
     logLevel: optional(env, 'LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),

@@ -8,6 +8,7 @@ import { othersDrained, reportListening, superviseWorkers } from './workers.js';
 import { WorkerRefresh } from './worker-refresh.js';
 import { startupSummary, warnOfPlannerFallback } from './startup-summary.js';
 import { clusterMetricsOf } from './cluster-metrics.js';
+import { applyHeapGrowth } from './heap-growth.js';
 
 /**
  * `npm run serve`: configuration from the environment only, the way a deployment starts it.
@@ -16,6 +17,7 @@ import { clusterMetricsOf } from './cluster-metrics.js';
  */
 async function main(): Promise<void> {
   const config = readConfig();
+  applyHeapGrowth(config.heapGrowthPercent);
   if (cluster.isPrimary && config.auth.mode === 'none') {
     console.warn('WARNING: AUTH_MODE=none: authentication is disabled and every caller is the local identity. Never run this in production.');
   }

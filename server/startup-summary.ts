@@ -13,6 +13,7 @@ export function startupSummary(config: SystemConfig): Record<string, unknown> {
   return {
     role,
     workers: config.workers,
+    heapGrowthPercent: config.heapGrowthPercent,
     auth: config.auth.mode,
     ...(models && { store: storeOf(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
     ...(config.process.role !== 'subgraph' && { executor: config.gatewayExecutor }),

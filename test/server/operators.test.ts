@@ -34,6 +34,7 @@ describe('start-up and access log, as `npm run serve` starts', () => {
         role: 'all',
         workers: expect.any(Number),
         workerPids: expect.any(Array),
+        heapGrowthPercent: 50,
         auth: 'none',
         store: expect.stringMatching(/^sqlite \//),
         catalog: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/catalog\.json$/),

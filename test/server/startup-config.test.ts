@@ -32,6 +32,7 @@ describe('a bad configuration fails startup with one line naming the variable, e
     ['DATABASE_PING_TIMEOUT_MS', { DATABASE_PING_TIMEOUT_MS: '' }],
     ['METRICS_ENABLED', { METRICS_ENABLED: '1' }],
     ['WORKERS', { WORKERS: '0' }],
+    ['HEAP_GROWTH_PERCENT', { HEAP_GROWTH_PERCENT: '400' }],
     ['GATEWAY_ANSWER_CACHE_MB', { GATEWAY_ANSWER_CACHE_MB: '-1' }],
     // The subgraphs' own settings are read in the same phase, before anything starts.
     ['INDICATORS_ARTIFACT_FRESHNESS_SECS', { INDICATORS_ARTIFACT_FRESHNESS_SECS: 'soon' }],
