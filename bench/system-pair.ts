@@ -1,15 +1,17 @@
 import 'reflect-metadata';
 import { readSystemConfig } from '../server/config.js';
 import { type RunningSystem, startSystem } from '../server/system.js';
+import { applyHeapGrowth } from '../server/heap-growth.js';
 
 /**
  * Two systems in one process, for a figure that compares two settings (bench/processes.ts,
  * startSystemPair): `SYSTEM_PAIR` is `{"a": env, "b": env}`, each system's whole environment. They
  * share what a process has (its JIT, its heap and collector, its core), so that one setting is all
  * that differs between them. Prints `{"ports": {"a:gateway": …, "b:core": …}}` once both listen,
- * stops both at SIGTERM.
+ * stops both at SIGTERM. The heap grows as a deployment's process lets it (side a's HEAP_GROWTH_PERCENT).
  */
 const sides = JSON.parse(process.env.SYSTEM_PAIR ?? '{}') as Record<'a' | 'b', Record<string, string>>;
+applyHeapGrowth(readSystemConfig(sides.a).heapGrowthPercent);
 const systems: RunningSystem[] = [];
 const ports: Record<string, number> = {};
 for (const side of ['a', 'b'] as const) {
