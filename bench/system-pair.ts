@@ -11,11 +11,12 @@ import { applyHeapGrowth } from '../server/heap-growth.js';
  * stops both at SIGTERM. The heap grows as a deployment's process lets it (side a's HEAP_GROWTH_PERCENT).
  */
 const sides = JSON.parse(process.env.SYSTEM_PAIR ?? '{}') as Record<'a' | 'b', Record<string, string>>;
-applyHeapGrowth(readSystemConfig(sides.a).heapGrowthPercent);
+const configs = { a: readSystemConfig(sides.a), b: readSystemConfig(sides.b) };
+applyHeapGrowth(configs.a.heapGrowthPercent);
 const systems: RunningSystem[] = [];
 const ports: Record<string, number> = {};
 for (const side of ['a', 'b'] as const) {
-  const system = await startSystem(readSystemConfig(sides[side]));
+  const system = await startSystem(configs[side]);
   systems.push(system);
   for (const [listener, port] of Object.entries(system.ports)) ports[`${side}:${listener}`] = port;
 }

@@ -8,8 +8,8 @@ import { domainError, json, passedReport, refusedUrl, startServer, testConfig } 
 import type { RecordedRequest, Reply, TestServer } from './http-fixtures.js';
 import type { CoreValidationPort } from '../../../subgraphs/indicators/domain/indicator-service.js';
 
-/** HTTP_TIMEOUT_SECS's deployed default: only the timeout test shortens it. */
-const TIMEOUT_MS = 15_000;
+/** The configuration's timeout (HTTP_TIMEOUT_SECS's default): only the timeout test shortens it. */
+const TIMEOUT_MS = testConfig({}).httpTimeoutSecs * 1000;
 
 function artifact(version: string, weight = 1): Record<string, unknown> {
   return {
