@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Figure, round } from './figures.js';
-import { type LoadRequest, alternatedRatio, compareLoads } from './load.js';
-import { type ServerProcess, startSystemPair } from './processes.js';
-import { preferredGenerator } from './wrk.js';
+import { compareSettings, describeComparison } from './setting-comparison.js';
 import { calculationArtifactHost, sharedDataPresent } from './fixtures.js';
 import { PASSPORT_QUERY, VARIED_VARIABLES, VARIED_VERSIONS, commonEnv, createRecords } from './gateway.bench.js';
 
@@ -23,7 +21,7 @@ const BUDGET_OFF = { REQUEST_MAX_RESPONSE_BYTES: '0', REQUEST_MAX_RECORDS_READ: 
  * systems (PROCESS_ROLE=all, the gateway bench's setup and records) in one process, one with the
  * default budget, one with every cap at 0, under the gateway bench's varied load (its passport
  * query over the three subgraphs, 100 variable sets round-robin), in turns: the process is never idle, and
- * what differs between the two is the budget alone (processes.ts, startSystemPair).
+ * what differs between the two is the budget alone (setting-comparison.ts, each setting in both places).
  * `--only budget` runs it.
  */
 export async function benchBudget(): Promise<Figure[]> {
@@ -33,35 +31,32 @@ export async function benchBudget(): Promise<Figure[]> {
   }
   const workspace = mkdtempSync(path.join(tmpdir(), 'cerise-budget-bench-'));
   const artifacts = await calculationArtifactHost();
-  let pair: ServerProcess | undefined;
   try {
     const env = (name: string) => ({ ...commonEnv(workspace, name), ...artifacts.env, PROCESS_ROLE: 'all' });
-    pair = await startSystemPair('budget', env('budget-on'), { ...env('budget-off'), ...BUDGET_OFF }, { NODE_ENV: 'production' });
-    for (const side of ['a', 'b']) {
-      for (const version of ['0.0.4', ...VARIED_VERSIONS]) await createRecords(`http://127.0.0.1:${pair.ports[`${side}:core`]}`, version);
-    }
-    const request: LoadRequest = { method: 'POST', path: '/graphql', body: { query: PASSPORT_QUERY }, variableSets: VARIED_VARIABLES };
-    const generator = preferredGenerator();
-    const gateway = (side: 'a' | 'b') => `http://127.0.0.1:${pair!.ports[`${side}:gateway`]}`;
-    const { sides } = await compareLoads(request, { on: gateway('a'), off: gateway('b') }, { rounds: ROUNDS, seconds: SECONDS, warmUpSeconds: WARM_UP_SECONDS, alternate: true, generator });
-    for (const [name, side] of Object.entries(sides)) {
-      const failed = side.rounds.filter((r) => r.errors > 0 || r.non2xx > 0);
-      if (failed.length > 0) throw new Error(`gateway.budget_overhead (${name}): errors or non-2xx answers under load in ${failed.length} rounds`);
-    }
-    const rps = alternatedRatio(
-      sides.on.rounds.map((r) => r.rps),
-      sides.off.rounds.map((r) => r.rps),
-    );
+    const comparison = await compareSettings('budget', {
+      on: env('budget-on'),
+      off: { ...env('budget-off'), ...BUDGET_OFF },
+      request: { method: 'POST', path: '/graphql', body: { query: PASSPORT_QUERY }, variableSets: VARIED_VARIABLES },
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      warmUpSeconds: WARM_UP_SECONDS,
+      // Each placement's pair opens the same databases: the records' idempotency keys make the second creation a no-op.
+      prepare: async (pair) => {
+        for (const side of ['a', 'b']) {
+          for (const version of ['0.0.4', ...VARIED_VERSIONS]) await createRecords(`http://127.0.0.1:${pair.ports[`${side}:core`]}`, version);
+        }
+      },
+    });
     const note =
       `POST /graphql, the gateway bench's passport query (three subgraphs, 10 records with payloads), varied load (${VARIED_VARIABLES.length} variable sets round-robin), ` +
-      `two PROCESS_ROLE=all systems in one process (NODE_ENV=production, SQLite each; bench/processes.ts, startSystemPair), load generator ${generator}, ` +
-      `${ROUNDS} rounds of ${SECONDS} s on each system after ${WARM_UP_SECONDS} s of warm-up each, in turns, the order reversed every other round, on ${os.cpus().length} CPUs; ` +
-      `the median of the ${rps.pairs.length} pairs of rounds (one in each order, the geometric mean of their ratios: ${rps.pairs.map((r) => round(r, 3)).join(', ')}); ` +
-      `budget on (defaults): ${round(sides.on.result.rps, 0)} req/s p50 ${round(sides.on.result.p50, 1)} ms; budget off (REQUEST_MAX_* = 0): ${round(sides.off.result.rps, 0)} req/s p50 ${round(sides.off.result.p50, 1)} ms (medians of the rounds)`;
+      `two PROCESS_ROLE=all systems in one process (NODE_ENV=production, SQLite each; bench/setting-comparison.ts), load generator ${comparison.generator}, ` +
+      `${ROUNDS} rounds of ${SECONDS} s on each system, half with the budget on as the pair's first system and half as its second (a pair process each, ${WARM_UP_SECONDS} s of warm-up each), ` +
+      `in turns, the order reversed every other round, on ${os.cpus().length} CPUs; the geometric mean of the two placements' medians of pairs of rounds; ` +
+      `budget on (defaults) ÷ off (REQUEST_MAX_* = 0): ${describeComparison(comparison)}`;
     return [
       {
         id: 'gateway.budget_overhead.rps_ratio',
-        value: round(rps.ratio, 3),
+        value: round(comparison.ratio, 3),
         unit: 'x',
         target: 0.97,
         better: 'higher',
@@ -69,7 +64,6 @@ export async function benchBudget(): Promise<Figure[]> {
       },
     ];
   } finally {
-    await pair?.stop();
     artifacts.close();
     rmSync(workspace, { recursive: true, force: true });
   }

@@ -6,9 +6,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectPath } from '../kernel/project.js';
 import { type Figure, round } from './figures.js';
-import { alternatedRatio, compareLoads } from './load.js';
-import { preferredGenerator } from './wrk.js';
-import { startServerProcess, startSystemPair } from './processes.js';
+import { compareSettings, describeComparison } from './setting-comparison.js';
+import { startServerProcess } from './processes.js';
 import { LOCAL_BENCH_ENV } from './fixtures.js';
 
 const SAMPLE = pathToFileURL(projectPath('examples', 'models', 're-indicators-specification', '0.0.4')).href;
@@ -18,7 +17,7 @@ const ENV = {
   REGISTRY_ALLOW_FILE_URLS: 'true',
   BACKGROUND_PROJECT_DIR: projectPath('examples', 'brightway-project'),
 };
-// As the budget bench (budget.bench.ts): two systems in one process, many short rounds in turns, paired.
+// As the budget bench (budget.bench.ts): two systems in one process, many short rounds in turns, paired, each setting in both places.
 const ROUNDS = 40;
 const SECONDS = 3;
 const WARM_UP_SECONDS = 10;
@@ -50,40 +49,30 @@ async function inTemporaryDir(run: (dir: string) => Promise<Figure[]>): Promise<
 
 async function overhead(dir: string): Promise<Figure> {
   const side = (name: string, env: Record<string, string> = {}) => ({ ...ENV, DATABASE_URL: `file:${path.join(dir, `${name}.db`)}`, ...env });
-  const pair = await startSystemPair('usage', side('on'), side('off', { USAGE_REPORTING: 'false' }), { NODE_ENV: 'production' });
-  const request = {
-    method: 'POST' as const,
-    path: '/graphql',
-    headers: { 'content-type': 'application/json', 'graphql-client-name': 'bench', 'graphql-client-version': '1' },
-    body: { query: 'query V($m: String!, $v: String!) { modelVersion(model: $m, version: $v) { model version label } modelVersionCount }', variables: {} },
-    variableSets: Array.from({ length: 16 }, (_, i) => ({ m: i % 2 ? 're-indicators-specification' : `missing-${i}`, v: '0.0.4' })),
-  };
-  const gateway = (name: 'a' | 'b') => `http://127.0.0.1:${pair.ports[`${name}:gateway`]}`;
-  let sides;
-  try {
-    ({ sides } = await compareLoads(
-      request,
-      { on: gateway('a'), off: gateway('b') },
-      { rounds: ROUNDS, seconds: SECONDS, warmUpSeconds: WARM_UP_SECONDS, alternate: true, generator: preferredGenerator() },
-    ));
-  } finally {
-    await pair.stop();
-  }
-  const rps = alternatedRatio(
-    sides.on.rounds.map((r) => r.rps),
-    sides.off.rounds.map((r) => r.rps),
-  );
+  const comparison = await compareSettings('usage', {
+    on: side('on'),
+    off: side('off', { USAGE_REPORTING: 'false' }),
+    request: {
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'content-type': 'application/json', 'graphql-client-name': 'bench', 'graphql-client-version': '1' },
+      body: { query: 'query V($m: String!, $v: String!) { modelVersion(model: $m, version: $v) { model version label } modelVersionCount }', variables: {} },
+      variableSets: Array.from({ length: 16 }, (_, i) => ({ m: i % 2 ? 're-indicators-specification' : `missing-${i}`, v: '0.0.4' })),
+    },
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    warmUpSeconds: WARM_UP_SECONDS,
+  });
   return {
     id: 'usage.gateway_overhead.rps_ratio',
-    value: round(rps.ratio, 3),
+    value: round(comparison.ratio, 3),
     unit: 'ratio',
     target: 0.97,
     better: 'higher',
     note:
-      `gateway answers/s with usage reporting on ÷ off, 16 variable sets, two systems in one process (NODE_ENV=production; bench/processes.ts, startSystemPair), ` +
-      `${ROUNDS} rounds of ${SECONDS} s on each after ${WARM_UP_SECONDS} s of warm-up each, in turns, the order reversed every other round; ` +
-      `the median of the ${rps.pairs.length} pairs of rounds (one in each order, the geometric mean of their ratios: ${rps.pairs.map((r) => round(r, 3)).join(', ')}); ` +
-      `on ${round(sides.on.result.rps, 0)} req/s, off ${round(sides.off.result.rps, 0)} req/s (medians of the rounds)`,
+      `gateway answers/s with usage reporting on ÷ off, 16 variable sets, two systems in one process (NODE_ENV=production; bench/setting-comparison.ts), load generator ${comparison.generator}, ` +
+      `${ROUNDS} rounds of ${SECONDS} s on each, half with usage on as the pair's first system and half as its second (a pair process each, ${WARM_UP_SECONDS} s of warm-up each), in turns, the order reversed every other round; ` +
+      `the geometric mean of the two placements' medians of pairs of rounds: ${describeComparison(comparison)}`,
   };
 }
 

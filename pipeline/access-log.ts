@@ -14,12 +14,7 @@ const CLIENT_NAME = /^[\w.@/:-]{1,64}$/;
  * readiness probes are left out. No path parameter, query, header value or body.
  */
 export function accessLog(logger: Pick<Logger, 'info'>): RequestPlugin {
-  const clients = new WeakMap<Exchange, string>();
   return {
-    onRequest(exchange, request) {
-      const named = CLIENT_HEADERS.map((header) => request.headers[header]).find((value) => typeof value === 'string' && CLIENT_NAME.test(value));
-      if (named) clients.set(exchange, named as string);
-    },
     onResponse(exchange) {
       if (exchange.door.startsWith('subgraph:') || (exchange.route !== null && PROBE_ROUTES.has(exchange.route))) return;
       logger.info(
@@ -31,10 +26,15 @@ export function accessLog(logger: Pick<Logger, 'info'>): RequestPlugin {
           operation: exchange.operationName,
           status: exchange.status,
           durationMs: Math.round(Number(process.hrtime.bigint() - exchange.startedAt) / 1e4) / 100,
-          client: clients.get(exchange) ?? 'unknown',
+          client: clientName(exchange),
         },
         'request',
       );
     },
   };
+}
+
+function clientName({ headers }: Exchange): string {
+  const named = CLIENT_HEADERS.map((header) => headers[header]).find((value) => typeof value === 'string' && CLIENT_NAME.test(value));
+  return (named as string | undefined) ?? 'unknown';
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
 import type { MeasuredOperation } from './limits/measure.js';
 import type { RequestContext, RequestTrace } from '../kernel/graphql/request-context.js';
@@ -16,6 +16,8 @@ export interface Exchange extends RequestTrace {
   /** A REST facade's route, or a GraphQL request (`/graphql`, a subgraph port). */
   readonly protocol: 'rest' | 'graphql';
   readonly method: string;
+  /** The request's headers, for a plugin that reads one after the request arrived (the client's name). */
+  readonly headers: IncomingHttpHeaders;
   /** process.hrtime.bigint() when it arrived. */
   readonly startedAt: bigint;
   /** The REST route's path pattern; null for GraphQL, and for a path no route matches. */
@@ -145,6 +147,7 @@ export class RequestPipeline {
       door: door.name,
       protocol: door.protocol,
       method: request.method ?? 'GET',
+      headers: request.headers,
       startedAt: process.hrtime.bigint(),
       requestId: '',
       route: null,

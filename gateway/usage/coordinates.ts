@@ -12,6 +12,7 @@ import {
   getNamedType,
   isEnumType,
   isInputObjectType,
+  isScalarType,
   isListType,
   isNonNullType,
   print,
@@ -38,7 +39,27 @@ export interface DocumentUsage {
   coordinates: string[];
   /** Where each variable's value goes, read per request by `inputCoordinates`. */
   probes: VariableProbe[];
+  /**
+   * When every variable is of a scalar type (or a list of one), which variables were given decides
+   * a request's inputs: they are kept here by that choice (a bit per probe), so that a request
+   * reads its variables and nothing more. Null when some variable's value must be walked.
+   */
+  givenSets: Map<number, GivenInputs> | null;
 }
+
+/** The input coordinates one request gave a value to, and the key the collector counts them under. */
+export interface GivenInputs {
+  /** Sorted, without repeats. */
+  coordinates: readonly string[];
+  /** `coordinates` joined by spaces. */
+  key: string;
+}
+
+const NO_INPUTS: GivenInputs = { coordinates: [], key: '' };
+/** Probes a choice of given variables is kept for (one bit each). */
+const MAX_KEPT_PROBES = 16;
+/** Choices of given variables kept per document: a document with many optional variables keeps no more. */
+const MAX_GIVEN_SETS = 64;
 
 interface VariableProbe {
   variable: string;
@@ -99,20 +120,45 @@ export function documentUsage(schema: GraphQLSchema, operation: OperationDefinit
     body,
     coordinates: [...coordinates].sort(),
     probes,
+    givenSets: probes.length <= MAX_KEPT_PROBES && probes.every((probe) => isScalarType(getNamedType(probe.type))) ? new Map() : null,
   };
 }
 
-/** The coordinates this request's variables give a value to (sorted, without repeats); usually none. */
-export function inputCoordinates(usage: DocumentUsage, variables: Readonly<Record<string, unknown>>): string[] {
-  if (usage.probes.length === 0) return [];
+/** The coordinates this request's variables give a value to; usually none, or one of a few sets the document keeps. */
+export function inputCoordinates(usage: DocumentUsage, variables: Readonly<Record<string, unknown>>): GivenInputs {
+  const { probes, givenSets } = usage;
+  if (probes.length === 0) return NO_INPUTS;
+  if (!givenSets) return walkedInputs(probes, variables);
+  let choice = 0;
+  for (let i = 0; i < probes.length; i++) if (isGiven(probes[i]!, variables[probes[i]!.variable])) choice |= 1 << i;
+  let inputs = givenSets.get(choice);
+  if (!inputs) {
+    inputs = givenInputs(new Set(probes.filter((_, i) => choice & (1 << i)).map((probe) => probe.given)));
+    if (givenSets.size < MAX_GIVEN_SETS) givenSets.set(choice, inputs);
+  }
+  return inputs;
+}
+
+function walkedInputs(probes: readonly VariableProbe[], variables: Readonly<Record<string, unknown>>): GivenInputs {
   const found = new Set<string>();
-  for (const probe of usage.probes) {
+  for (const probe of probes) {
     const value = variables[probe.variable];
-    if (value === null || (value === undefined && !probe.hasDefault)) continue;
+    if (!isGiven(probe, value)) continue;
     found.add(probe.given);
     if (value !== undefined) walkValue(value, probe.type, found);
   }
-  return [...found].sort();
+  return givenInputs(found);
+}
+
+/** A variable's value counts as given unless it is null, or left out without a default. */
+function isGiven(probe: VariableProbe, value: unknown): boolean {
+  return value !== null && (value !== undefined || probe.hasDefault);
+}
+
+function givenInputs(found: ReadonlySet<string>): GivenInputs {
+  if (found.size === 0) return NO_INPUTS;
+  const coordinates = [...found].sort();
+  return { coordinates, key: coordinates.join(' ') };
 }
 
 interface LiteralFindings {

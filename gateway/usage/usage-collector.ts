@@ -1,4 +1,4 @@
-import type { DocumentUsage } from './coordinates.js';
+import type { DocumentUsage, GivenInputs } from './coordinates.js';
 import { type UsageBatch, type UsageCount, type UsageStore, dayOf } from './usage-store.js';
 
 export interface UsageClient {
@@ -28,7 +28,7 @@ interface Entry {
   usage: DocumentUsage;
   client: UsageClient;
   day: string;
-  inputs: string[];
+  inputs: GivenInputs;
   count: number;
   lastSeenMs: number;
 }
@@ -37,15 +37,19 @@ const HOUR_MS = 3_600_000;
 
 /**
  * Counts executed operations per (operation, client, day, inputs) in memory and writes them in
- * batches. The hot path is one map update. Memory is bounded: past `maxEntries` a write starts at
- * once, and while it runs (or while the store is down) a full map drops new keys (counted) rather
- * than grow. A database outage loses one batch and never reaches a request: the write that fails
- * is logged by the caller's `writeFailed` and dropped (it is not retried: it may have committed
- * before its answer was lost); later flushes first ask the store whether it answers, and keep
- * counting in memory until it does.
+ * batches. The hot path is two map lookups: by the operation's hash (a string the document keeps,
+ * its hash code computed once), then by the short key of client, day and inputs. Memory is
+ * bounded: past `maxEntries` a write starts at once, and while it runs (or while the store is
+ * down) a full map drops new keys (counted) rather than grow. A database outage loses one batch and
+ * never reaches a request: the write that fails is logged by the caller's `writeFailed` and dropped
+ * (it is not retried: it may have committed before its answer was lost); later flushes first ask
+ * the store whether it answers, and keep counting in memory until it does.
  */
 export class UsageCollector {
-  private entries = new Map<string, Entry>();
+  /** By operation hash, then by `client\nversion\nday\ninputs`. */
+  private entries = new Map<string, Map<string, Entry>>();
+  /** Entries in `entries`, all operations together. */
+  private size = 0;
   private writing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private day = '';
@@ -64,30 +68,34 @@ export class UsageCollector {
     this.timer.unref();
   }
 
-  count(usage: DocumentUsage, client: UsageClient, inputs: string[]): void {
+  count(usage: DocumentUsage, client: UsageClient, inputs: GivenInputs): void {
     const now = Date.now();
     if (now >= this.dayEndsAt) this.turnDay(now);
-    const key = `${usage.hash}\n${client.name}\n${client.version}\n${this.day}\n${inputs.join(' ')}`;
-    const entry = this.entries.get(key);
+    const key = `${client.name}\n${client.version}\n${this.day}\n${inputs.key}`;
+    let operation = this.entries.get(usage.hash);
+    const entry = operation?.get(key);
     if (entry) {
       entry.count += 1;
       entry.lastSeenMs = now;
       return;
     }
-    if (this.entries.size >= this.settings.maxEntries) {
+    if (this.size >= this.settings.maxEntries) {
       if (this.writing || this.storeDown) {
         this.dropped += 1;
         return;
       }
       void this.flush();
+      operation = undefined; // the flush took the map
     }
-    this.entries.set(key, { usage, client, day: this.day, inputs, count: 1, lastSeenMs: now });
+    if (!operation) this.entries.set(usage.hash, (operation = new Map()));
+    operation.set(key, { usage, client, day: this.day, inputs, count: 1, lastSeenMs: now });
+    this.size += 1;
   }
 
   /** Writes what has been counted so far (one write at a time; a caller joins the running one first). */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
-    if (this.entries.size === 0) return;
+    if (this.size === 0) return;
     this.writing = this.writeCounted().finally(() => (this.writing = null));
     await this.writing;
   }
@@ -103,6 +111,7 @@ export class UsageCollector {
     if (this.storeDown && !(await this.store.reachable())) return;
     const batch = batchOf(this.entries);
     this.entries = new Map();
+    this.size = 0;
     if (this.dropped > 0) this.events.dropped(this.dropped);
     this.dropped = 0;
     await this.write(batch);
@@ -129,12 +138,14 @@ export class UsageCollector {
   }
 }
 
-function batchOf(entries: Map<string, Entry>): UsageBatch {
+function batchOf(entries: Map<string, Map<string, Entry>>): UsageBatch {
   const operations = new Map<string, DocumentUsage>();
   const counts: UsageCount[] = [];
-  for (const { usage, client, day, inputs, count, lastSeenMs } of entries.values()) {
-    operations.set(usage.hash, usage);
-    counts.push({ hash: usage.hash, client: client.name, clientVersion: client.version, day, inputs, count, lastSeenMs });
+  for (const operation of entries.values()) {
+    for (const { usage, client, day, inputs, count, lastSeenMs } of operation.values()) {
+      operations.set(usage.hash, usage);
+      counts.push({ hash: usage.hash, client: client.name, clientVersion: client.version, day, inputs: [...inputs.coordinates], count, lastSeenMs });
+    }
   }
   return {
     operations: [...operations.values()].map(({ hash, name, type, body, coordinates }) => ({ hash, name, type, body, coordinates })),

@@ -3,7 +3,7 @@ import type { OperationDefinitionNode } from 'graphql';
 import { PROJECT_VERSION } from '../../kernel/project.js';
 import { type DocumentUsage, documentUsage, inputCoordinates } from './coordinates.js';
 import type { UsageClient, UsageCollector } from './usage-collector.js';
-import type { Exchange, RequestPlugin } from '../../pipeline/pipeline.js';
+import type { RequestPlugin } from '../../pipeline/pipeline.js';
 
 const UNKNOWN: UsageClient = { name: 'unknown', version: 'unknown' };
 /** A client's name or version longer than this is cut: a header is no reason to hold more memory. */
@@ -13,24 +13,20 @@ const MAX_CLIENT_LENGTH = 100;
  * Usage reporting (gateway/usage/): every operation the edge runs, `/graphql`'s and the REST
  * routes' own, is counted per (operation, client, day) by the collector, which writes batches to
  * the records database. The document's coordinates are computed once, when its parsed operation is
- * first seen (documents are cached, so the same node comes back); a request adds one map update, and
- * a walk of its variables only when the document has any. The client is
+ * first seen (documents are cached, so the same node comes back); a request adds the collector's
+ * count, and a look at its variables only when the document has any. The client is
  * `graphql-client-name`/`-version` (Apollo's `apollographql-client-name`/`-version` too), "unknown"
  * without; a REST route counts as `rest-facade:<facade>`. Subgraph ports are not the edge: their
  * requests are the gateway's, counted there.
  */
 export function usageReporting(collector: UsageCollector): RequestPlugin {
-  const clients = new WeakMap<Exchange, UsageClient>();
   const documents = new WeakMap<OperationDefinitionNode, DocumentUsage>();
   return {
-    onRequest(exchange, request) {
-      if (exchange.door === 'graphql') clients.set(exchange, clientOf(request.headers));
-    },
     onOperation({ exchange, operation, fragments, schema, variables }) {
       if (exchange.door.startsWith('subgraph:')) return;
       let usage = documents.get(operation);
       if (!usage) documents.set(operation, (usage = documentUsage(schema, operation, fragments)));
-      const client = exchange.protocol === 'rest' ? restClient(exchange.door) : (clients.get(exchange) ?? UNKNOWN);
+      const client = exchange.protocol === 'rest' ? restClient(exchange.door) : clientOf(exchange.headers);
       collector.count(usage, client, inputCoordinates(usage, variables));
     },
   };

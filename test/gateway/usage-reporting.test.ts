@@ -72,6 +72,49 @@ describe.each(STORES)('usage written to %s', (store) => {
       expect.objectContaining({ client: 'unknown', clientVersion: 'unknown', count: 2, inputs: expect.arrayContaining(['Query.modelVersion.model!', 'Query.modelVersion.version!']) }),
     );
   });
+
+  test("a document's requests counted by the inputs each gave: a null or left-out variable gives none, an input object's fields and enum values count", async () => {
+    const client = { name: 'pager', version: '1' };
+    // Scalar variables only (what was given decides), then an input object's (its value is walked).
+    const page = 'query Page($first: Int, $after: String) { records(first: $first, after: $after) { totalCount } }';
+    const ordered = 'query Ordered($order: [RecordOrder!]) { records(orderBy: $order) { totalCount } }';
+    const sent: Array<[string, Record<string, unknown>]> = [
+      [page, { first: 5 }],
+      [page, { first: 5, after: null }],
+      [page, {}],
+      [page, { first: 5 }],
+      [ordered, { order: [{ field: 'CREATED_AT', direction: 'DESC' }] }],
+      [ordered, { order: null }],
+    ];
+    for (const [query, variables] of sent) expect((await graphql(sut, query, client, variables)).status).toBe(200);
+
+    const usage = await eventually(async () => {
+      const read = await usageExport(sut);
+      return requestsOf(read, 'pager') === sent.length ? read : null;
+    });
+    expect(usage).not.toBeNull();
+    const countsOf = (name: string) => {
+      const hash = usage!.operations.find((o) => o.name === name)?.hash;
+      return usage!.counts.filter((c) => c.client === 'pager' && c.hash === hash).map(({ inputs, count }) => ({ inputs, count }));
+    };
+    expect(countsOf('Page')).toHaveLength(2);
+    expect(countsOf('Page')).toEqual(
+      expect.arrayContaining([
+        { inputs: ['Query.records.first!'], count: 3 },
+        { inputs: [], count: 1 },
+      ]),
+    );
+    expect(countsOf('Ordered')).toHaveLength(2);
+    expect(countsOf('Ordered')).toEqual(
+      expect.arrayContaining([
+        { inputs: [], count: 1 },
+        {
+          inputs: ['OrderDirection.DESC', 'Query.records.orderBy!', 'RecordField.CREATED_AT', 'RecordOrder.direction', 'RecordOrder.direction!', 'RecordOrder.field', 'RecordOrder.field!'],
+          count: 1,
+        },
+      ]),
+    );
+  });
 });
 
 const describePostgres = (await postgresReachable()) ? describe : describe.skip;
