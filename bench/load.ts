@@ -178,7 +178,8 @@ export function alternatedRatio(a: number[], b: number[]): { ratio: number; pair
   return { ratio, pairs };
 }
 
-function medianOf(runs: LoadResult[]): LoadResult {
+/** The median of rounds: each measure's middle value (the upper of two), counts summed. */
+export function medianOf(runs: LoadResult[]): LoadResult {
   const median = (pick: (r: LoadResult) => number) => {
     const sorted = runs.map(pick).sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)]!;

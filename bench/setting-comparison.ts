@@ -1,5 +1,5 @@
 import { round } from './figures.js';
-import { type LoadRequest, type LoadResult, alternatedRatio, compareLoads } from './load.js';
+import { type LoadRequest, type LoadResult, alternatedRatio, compareLoads, medianOf } from './load.js';
 import { type ServerProcess, startSystemPair } from './processes.js';
 import { preferredGenerator } from './wrk.js';
 
@@ -39,7 +39,8 @@ export async function compareSettings(name: string, plan: ComparisonPlan): Promi
   const placements: SettingComparison['placements'] = [];
   const rounds: SettingComparison['rounds'] = { on: [], off: [] };
   for (const onSide of ['a', 'b'] as const) {
-    const pair = await (onSide === 'a' ? startSystemPair(name, plan.on, plan.off, { NODE_ENV: 'production' }) : startSystemPair(name, plan.off, plan.on, { NODE_ENV: 'production' }));
+    const [a, b] = onSide === 'a' ? [plan.on, plan.off] : [plan.off, plan.on];
+    const pair = await startSystemPair(name, a, b, { NODE_ENV: 'production' });
     try {
       await plan.prepare?.(pair);
       const gateway = (side: 'a' | 'b') => `http://127.0.0.1:${pair.ports[`${side}:gateway`]}`;
@@ -68,7 +69,6 @@ export async function compareSettings(name: string, plan: ComparisonPlan): Promi
 
 /** A comparison's figures for a note: each placement's ratio and pairs, then each setting's median rate. */
 export function describeComparison(comparison: SettingComparison): string {
-  const median = (results: LoadResult[]) => [...results.map((r) => r.rps)].sort((x, y) => x - y)[Math.floor(results.length / 2)]!;
   const placements = comparison.placements.map((p) => `on as ${p.onSide}: ${round(p.ratio, 3)} (pairs ${p.pairs.map((r) => round(r, 3)).join(', ')})`).join('; ');
-  return `${placements}; on ${round(median(comparison.rounds.on), 0)} req/s, off ${round(median(comparison.rounds.off), 0)} req/s (medians of the rounds)`;
+  return `${placements}; on ${round(medianOf(comparison.rounds.on).rps, 0)} req/s, off ${round(medianOf(comparison.rounds.off).rps, 0)} req/s (medians of the rounds)`;
 }
