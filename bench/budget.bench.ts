@@ -13,6 +13,8 @@ const ROUNDS = 40;
 const SECONDS = 3; // whole seconds: wrk's -d takes no fraction
 // A process reaches its pace after about 8 s of this load (its JIT warm-up): before, 150 to 180 req/s against 250 to 380 after.
 const WARM_UP_SECONDS = 10;
+// Then rounds in turns, left out: the pace still rises for a minute (setting-comparison.ts).
+const WARM_UP_ROUNDS = 8;
 /** Every cap of the request budget off (kernel/request-budget.ts): no budget is made at all. */
 const BUDGET_OFF = { REQUEST_MAX_RESPONSE_BYTES: '0', REQUEST_MAX_RECORDS_READ: '0', REQUEST_MAX_DURATION_MS: '0' };
 
@@ -40,6 +42,7 @@ export async function benchBudget(): Promise<Figure[]> {
       rounds: ROUNDS,
       seconds: SECONDS,
       warmUpSeconds: WARM_UP_SECONDS,
+      warmUpRounds: WARM_UP_ROUNDS,
       // Each placement's pair opens the same databases: the records' idempotency keys make the second creation a no-op.
       prepare: async (pair) => {
         for (const side of ['a', 'b']) {
@@ -50,8 +53,8 @@ export async function benchBudget(): Promise<Figure[]> {
     const note =
       `POST /graphql, the gateway bench's passport query (three subgraphs, 10 records with payloads), varied load (${VARIED_VARIABLES.length} variable sets round-robin), ` +
       `two PROCESS_ROLE=all systems in one process (NODE_ENV=production, SQLite each; bench/setting-comparison.ts), load generator ${comparison.generator}, ` +
-      `${ROUNDS} rounds of ${SECONDS} s on each system, half with the budget on as the pair's first system and half as its second (a pair process each, ${WARM_UP_SECONDS} s of warm-up each), ` +
-      `in turns, the order reversed every other round, on ${os.cpus().length} CPUs; the geometric mean of the two placements' medians of pairs of rounds; ` +
+      `${ROUNDS} rounds of ${SECONDS} s on each system, half with the budget on as the pair's first system and half as its second (a pair process each, ${WARM_UP_SECONDS} s of warm-up each, then ${WARM_UP_ROUNDS} rounds in turns left out), ` +
+      `in turns, the order reversed every other round, on ${os.cpus().length} CPUs; the geometric mean of the two placements' trimmed means of pairs of rounds; ` +
       `budget on (defaults) ÷ off (REQUEST_MAX_* = 0): ${describeComparison(comparison)}`;
     return [
       {
