@@ -9,7 +9,7 @@ const TRIMMED = 0.2;
 export interface SettingComparison {
   /** on ÷ off: the geometric mean of the two placements' ratios (each its pairs' trimmed mean, `pairedRatio`). */
   ratio: number;
-  /** Per placement (`on` as the pair's first system, then as its second), its median and pairs of rounds. */
+  /** Per placement (`on` as the pair's first system, then as its second), its ratio and pairs of rounds. */
   placements: Array<{ onSide: 'a' | 'b'; ratio: number; pairs: number[] }>;
   /** Every round of each setting, both placements. */
   rounds: Record<'on' | 'off', LoadResult[]>;
@@ -80,7 +80,7 @@ export async function compareSettings(name: string, plan: ComparisonPlan): Promi
  * (bench/PROFILE.md, "How precise a setting's figure is"), and the median of pairs uses them about
  * two thirds as well as a mean does; trimmed, a burst of load from elsewhere still stays out.
  */
-export function pairedRatio(pairs: readonly number[]): number {
+function pairedRatio(pairs: readonly number[]): number {
   const logs = pairs.map(Math.log).sort((x, y) => x - y);
   const cut = Math.floor(logs.length * TRIMMED);
   const kept = logs.slice(cut, logs.length - cut);
