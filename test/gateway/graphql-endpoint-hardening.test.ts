@@ -73,7 +73,16 @@ describe('GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRA
   const env = { ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]' };
 
   test('default to 3000, 500, 10, 1000, 10, 15, 50000 and 2000', () => {
-    expect(readSystemConfig(env).graphqlLimits).toEqual({ maxTokens: 3000, maxFields: 500, maxLiteralDepth: 10, maxLiteralValues: 1000, maxDepth: 10, maxAliases: 15, maxCost: 50000, maxSelections: 2000 });
+    expect(readSystemConfig(env).graphqlLimits).toEqual({
+      maxTokens: 3000,
+      maxFields: 500,
+      maxLiteralDepth: 10,
+      maxLiteralValues: 1000,
+      maxDepth: 10,
+      maxAliases: 15,
+      maxCost: 50000,
+      maxSelections: 2000,
+    });
   });
 
   test.each([
