@@ -42,6 +42,19 @@ const HOSTILE_COSTS: Record<string, { query: string; variables?: Record<string, 
   nested_records_without_first: { query: `{ modelVersion${SAMPLE_VERSION} { records { nodes { modelVersion { records { nodes { modelVersion { records { nodes { id } } } } } } } } } }` },
   five_pages_default_1000: { query: `query($n: Int = 1000) { ${Array.from({ length: 5 }, (_, i) => `r${i}: records(first: $n) { nodes { payload } }`).join(' ')} }` },
 };
+/**
+ * Issue 35: 24 fragments each spreading the next twice (1,179 bytes, 3 × 2^24 selections once spread)
+ * kept Hive's planner busy past the deadline, its worker growing by gigabytes; the second form puts
+ * each spread in an inline fragment of its own, for a planner that would drop side-by-side duplicates.
+ */
+function fragmentChain(spread: (next: string) => string): string {
+  const fragments = Array.from({ length: 24 }, (_, i) => `fragment F${i} on ModelVersion { ${spread(`F${i + 1}`)} }`);
+  return `{ modelVersions { ...F0 } } ${fragments.join(' ')} fragment F24 on ModelVersion { model }`;
+}
+const HOSTILE_EXPANSIONS: Record<string, string> = {
+  fragment_chain_24: fragmentChain((next) => `...${next} ...${next}`),
+  fragment_chain_24_wrapped: fragmentChain((next) => `... on ModelVersion { ...${next} } ... on ModelVersion { ...${next} }`),
+};
 const ENTITIES_15000 = {
   query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on ModelVersion { model } } }',
   variables: { r: Array.from({ length: 15_000 }, () => ({ __typename: 'ModelVersion', model: 'm', version: '1' })) },
@@ -85,8 +98,8 @@ export async function benchGraphqlLimits(): Promise<Figure[]> {
       }
       worst.push({ name, ms: percentile(timings, 50), status });
     }
-    // The most the defaults let through to validation, and the literal attacks, back to back.
-    const during = [HOSTILE_DOCUMENTS.repeated_scalar_500!, ...Object.values(HOSTILE_LITERALS).map((query) => () => query)];
+    // The most the defaults let through to validation, and the literal and expansion attacks, back to back.
+    const during = [HOSTILE_DOCUMENTS.repeated_scalar_500!, ...Object.values({ ...HOSTILE_LITERALS, ...HOSTILE_EXPANSIONS }).map((query) => () => query)];
     const healthDuring = await healthWhile(health, async (n) => {
       await post(graphql, `${during[n % during.length]!(n)}\n# during ${n}`);
     });
@@ -106,7 +119,7 @@ export async function benchGraphqlLimits(): Promise<Figure[]> {
         unit: 'ms',
         target: 250,
         better: 'lower',
-        note: `GET /admin/health answered ${healthDuring.length} times (p50 ${round(percentile(healthDuring, 50), 1)} ms) while documents of 500 repeated fields (the most the defaults let through to validation) and 40-level list literals were sent back to back`,
+        note: `GET /admin/health answered ${healthDuring.length} times (p50 ${round(percentile(healthDuring, 50), 1)} ms) while documents of 500 repeated fields (the most the defaults let through to validation), 40-level list literals and fragment chains of 3 × 2^24 selections were sent back to back`,
       },
       {
         id: 'graphql.hostile_literals.max_ms',
@@ -114,7 +127,7 @@ export async function benchGraphqlLimits(): Promise<Figure[]> {
         unit: 'ms',
         target: 250,
         better: 'lower',
-        note: `the slowest answer (of ${HOSTILE_ROUNDS} each, ${SEEDED_RECORDS} records stored) among issue 24's hostile documents, status in brackets: ${hostile.answers.map((a) => `${a.name} ${round(a.ms, 1)} ms [${a.status}]`).join(', ')}`,
+        note: `the slowest answer (of ${HOSTILE_ROUNDS} each, ${SEEDED_RECORDS} records stored) among issue 24's and issue 35's hostile documents, status in brackets: ${hostile.answers.map((a) => `${a.name} ${round(a.ms, 1)} ms [${a.status}]`).join(', ')}`,
       },
       {
         id: 'graphql.hostile_rss_growth_mb',
@@ -139,8 +152,8 @@ interface HostileAnswer {
 }
 
 /**
- * Issue 24's documents, each sent HOSTILE_ROUNDS times (made unique by a comment): the literals at
- * `/graphql` and at the models subgraph's port, the cost rows at `/graphql`, the entities at the
+ * Issue 24's and 35's documents, each sent HOSTILE_ROUNDS times (made unique by a comment): the
+ * literals and fragment chains at `/graphql` and at the models subgraph's port, the cost rows at `/graphql`, the entities at the
  * port. Each answer's time, the slowest, and the RSS growth of the processes over the whole set.
  */
 async function hostileSet(graphql: string, subgraph: string, processes: ServerProcess[]): Promise<{ answers: HostileAnswer[]; slowest: HostileAnswer; rssGrowthMb: number }> {
@@ -152,7 +165,7 @@ async function hostileSet(graphql: string, subgraph: string, processes: ServerPr
   }
   const rssBefore = processes.reduce((sum, each) => sum + each.rssMb(), 0);
   const requests: Array<[string, string, { query: string; variables?: Record<string, unknown> }]> = [
-    ...Object.entries(HOSTILE_LITERALS).flatMap(([name, query]): Array<[string, string, { query: string }]> => [
+    ...Object.entries({ ...HOSTILE_LITERALS, ...HOSTILE_EXPANSIONS }).flatMap(([name, query]): Array<[string, string, { query: string }]> => [
       [`graphql.${name}`, graphql, { query }],
       [`subgraph.${name}`, subgraph, { query }],
     ]),

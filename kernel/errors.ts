@@ -50,6 +50,7 @@ export const ERROR_STATUSES = {
   QUERY_TOO_DEEP: 400,
   TOO_MANY_ALIASES: 400,
   QUERY_TOO_COMPLEX: 400,
+  TOO_MANY_SELECTIONS: 400,
   LITERAL_TOO_DEEP: 400,
   LITERAL_TOO_LARGE: 400,
   // distributed mode: a remote subgraph that does not answer within SUBGRAPH_TIMEOUT_MS

@@ -4,17 +4,19 @@ import { operationAliases } from './limits/aliases.js';
 import { operationCost } from './limits/cost.js';
 import { operationDepth } from './limits/depth.js';
 import type { MeasuredOperation } from './limits/measure.js';
+import { operationSelections } from './limits/selections.js';
 import type { RequestPlugin } from './pipeline.js';
 
-/** GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST. */
+/** GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST, GRAPHQL_MAX_SELECTIONS. */
 export interface OperationLimitValues {
   maxDepth: number;
   maxAliases: number;
   maxCost: number;
+  maxSelections: number;
 }
 
 interface Limit {
-  /** The measure in the error message: `depth`, `alias count`, `cost`. */
+  /** The measure in the error message: `depth`, `alias count`, `cost`, `selection count (fragments spread)`. */
   what: string;
   /** The setting that moves the limit, named in the refusal. */
   setting: string;
@@ -33,11 +35,12 @@ interface Measured {
 
 /**
  * Every operation a client writes (`/graphql`, a subgraph port's direct caller) is measured before
- * any subgraph is called: deeper, more aliased or costlier than the limits is refused with the
+ * it is planned and before any subgraph is called: deeper, more aliased, costlier, or holding more
+ * selections once its fragments are spread (what a planner expands) than the limits is refused with the
  * limit's own code (400), a message naming the setting that moves the limit and, for the cost, the
  * costliest path, and `details: {limit, actual}` (`path` too for the cost). Documents have passed
- * validation (no fragment cycles, known fields). Depth and aliases are measured once per operation
- * (documents are cached, so the same node comes back); cost per request, since list sizes come from
+ * validation (no fragment cycles, known fields). Depth, aliases and selections are measured once per
+ * operation (documents are cached, so the same node comes back); cost per request, since list sizes come from
  * the variables. A REST route runs a fixed document whose sizes its contract bounds (a records
  * filter's `limit` is at most 1,000, refused by the domain with the contract's own 400 otherwise): it
  * is not measured, so that a REST client never meets a GraphQL limit's code.
@@ -47,6 +50,14 @@ export function operationLimits(limits: OperationLimitValues): RequestPlugin {
     { what: 'depth', setting: 'GRAPHQL_MAX_DEPTH', code: 'QUERY_TOO_DEEP', max: limits.maxDepth, measure: (o) => ({ value: operationDepth(o) }), readsVariables: false },
     { what: 'alias count', setting: 'GRAPHQL_MAX_ALIASES', code: 'TOO_MANY_ALIASES', max: limits.maxAliases, measure: (o) => ({ value: operationAliases(o) }), readsVariables: false },
     { what: 'cost', setting: 'GRAPHQL_MAX_COST', code: 'QUERY_TOO_COMPLEX', max: limits.maxCost, measure: measuredCost, readsVariables: true },
+    {
+      what: 'selection count (fragments spread)',
+      setting: 'GRAPHQL_MAX_SELECTIONS',
+      code: 'TOO_MANY_SELECTIONS',
+      max: limits.maxSelections,
+      measure: (o) => ({ value: operationSelections(o) }),
+      readsVariables: false,
+    },
   ];
   const measured = new WeakMap<OperationDefinitionNode, Measured[]>();
   return {

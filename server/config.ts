@@ -61,7 +61,7 @@ export interface ModelsConfig {
   registry: RegistryConfig;
 }
 
-/** GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRAPHQL_MAX_LITERAL_VALUES (a document's size), GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST (an operation's). */
+/** GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRAPHQL_MAX_LITERAL_VALUES (a document's size), GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST, GRAPHQL_MAX_SELECTIONS (an operation's). */
 export type GraphQLLimits = DocumentSizeLimits & OperationLimitValues;
 
 export interface SystemConfig {
@@ -223,7 +223,10 @@ const secret = (value: string): string => {
  * keep the worst document within them validated in well under a second (bench: `graphql.hostile_document`).
  * Literals: the deepest in a real operation is a records filter (4: `{ conditions: [{ value: { … } }] }`),
  * the deepest payload a client might write inline an assessment (5); 10 and 1,000 values keep the
- * worst literal walk (2^depth per value, document-size.ts) at milliseconds.
+ * worst literal walk (2^depth per value, document-size.ts) at milliseconds. Selections once fragments
+ * are spread: the largest deployed operation holds 33, the full introspection query 239; Hive's
+ * planner inlines every spread before it plans, 12,288 selections (a doubling chain of 12 fragments)
+ * in 9 ms, 3.1 million (20) in 4 to 16 s, so 2,000 keeps what it expands at milliseconds.
  */
 function readGraphQLLimits(env: Env): GraphQLLimits {
   return {
@@ -234,6 +237,7 @@ function readGraphQLLimits(env: Env): GraphQLLimits {
     maxDepth: optional(env, 'GRAPHQL_MAX_DEPTH', integer({ min: 1 }), 10),
     maxAliases: optional(env, 'GRAPHQL_MAX_ALIASES', integer({ min: 0 }), 15),
     maxCost: optional(env, 'GRAPHQL_MAX_COST', integer({ min: 1 }), 50000),
+    maxSelections: optional(env, 'GRAPHQL_MAX_SELECTIONS', integer({ min: 1 }), 2000),
   };
 }
 

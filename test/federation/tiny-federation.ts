@@ -87,7 +87,7 @@ export async function startTinyFederation(
     pipeline: new RequestPipeline([
       requestId(),
       documentSizeLimits({ maxTokens: 3000, maxFields: 500, maxLiteralDepth: 10, maxLiteralValues: 1000 }),
-      operationLimits({ maxDepth: 10, maxAliases: 15, maxCost: 50000 }),
+      operationLimits({ maxDepth: 10, maxAliases: 15, maxCost: 50000, maxSelections: 2000 }),
     ]),
   });
   const server = await listening(endpoint.app.listen(0, '127.0.0.1'));

@@ -69,11 +69,20 @@ describe('unreadable bodies get a GraphQL-shaped JSON error, never a stack trace
   });
 });
 
-describe('GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRAPHQL_MAX_LITERAL_VALUES, GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST', () => {
+describe('GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRAPHQL_MAX_LITERAL_VALUES, GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST, GRAPHQL_MAX_SELECTIONS', () => {
   const env = { ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]' };
 
-  test('default to 3000, 500, 10, 1000, 10, 15 and 50000', () => {
-    expect(readSystemConfig(env).graphqlLimits).toEqual({ maxTokens: 3000, maxFields: 500, maxLiteralDepth: 10, maxLiteralValues: 1000, maxDepth: 10, maxAliases: 15, maxCost: 50000 });
+  test('default to 3000, 500, 10, 1000, 10, 15, 50000 and 2000', () => {
+    expect(readSystemConfig(env).graphqlLimits).toEqual({
+      maxTokens: 3000,
+      maxFields: 500,
+      maxLiteralDepth: 10,
+      maxLiteralValues: 1000,
+      maxDepth: 10,
+      maxAliases: 15,
+      maxCost: 50000,
+      maxSelections: 2000,
+    });
   });
 
   test.each([
@@ -84,6 +93,7 @@ describe('GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_FIELDS, GRAPHQL_MAX_LITERAL_DEPTH, GRA
     ['GRAPHQL_MAX_DEPTH', '0'],
     ['GRAPHQL_MAX_ALIASES', '-1'],
     ['GRAPHQL_MAX_COST', 'lots'],
+    ['GRAPHQL_MAX_SELECTIONS', '0'],
   ])('%s=%s fails startup naming the variable', (variable, value) => {
     expect(() => readSystemConfig({ ...env, [variable]: value })).toThrow(new RegExp(`^${variable} must be an integer`));
   });

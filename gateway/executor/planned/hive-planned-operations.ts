@@ -1,6 +1,7 @@
 import { type Schema, Supergraph } from '@apollo/federation-internals';
 import type { QueryPlanner } from '@graphql-hive/router-query-planner';
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, type OperationDefinitionNode, getOperationAST, getVariableValues, print } from 'graphql';
+import type { RequestBudget } from '../../../kernel/request-budget.js';
 import type { OperationExecutor, OperationRequest } from '../executor.js';
 import type { HivePlannerClass } from '../planner.js';
 import type { SubgraphClient } from '../subgraph-client.js';
@@ -21,6 +22,9 @@ interface Unplannable {
   error: GraphQLError;
 }
 
+/** A planning the request that started it stopped (its deadline passed): not kept, planned again by the next request. */
+const STOPPED = Symbol('planning stopped');
+
 /** GATEWAY_PLANNER=hive: the code of the error an operation gets that no plan can answer correctly. */
 export const QUERY_PLANNING_FAILED = 'QUERY_PLANNING_FAILED';
 
@@ -34,9 +38,16 @@ export const QUERY_PLANNING_FAILED = 'QUERY_PLANNING_FAILED';
  * An operation Hive's planner cannot plan (say, a field of a non-resolvable interface object) is
  * answered with a QUERY_PLANNING_FAILED error rather than a wrong `null` (issue 28). Introspection,
  * `@defer` and subscriptions stay with @apollo/gateway, planned by Apollo's planner.
+ *
+ * Planning is bounded (issue 35): what the planner is handed is at most GRAPHQL_MAX_SELECTIONS
+ * selections once its fragments are spread (pipeline/limits/selections.ts), which bounds the part
+ * of planning that cannot be stopped (Hive inlines every fragment spread before it plans, time and
+ * memory growing with the count), and the rest (the search for a plan) stops when the request that
+ * started it runs out of time: the request budget's signal aborts at its deadline, which Hive's
+ * planner checks as it searches. A stopped planning is not kept: the next request plans again.
  */
 export class HivePlannedOperations implements OperationExecutor {
-  private readonly plans = new WeakMap<DocumentNode, Map<string, Promise<HivePlannedOperation | Unplannable | null>>>();
+  private readonly plans = new WeakMap<DocumentNode, Map<string, Promise<HivePlannedOperation | Unplannable | null | typeof STOPPED>>>();
   private readonly planner: QueryPlanner;
   private federationApiSchema: Schema | undefined;
   private readonly hidesElements: boolean;
@@ -51,7 +62,7 @@ export class HivePlannedOperations implements OperationExecutor {
   }
 
   async execute(request: OperationRequest, subgraphs: Readonly<Record<string, SubgraphClient>>): Promise<ExecutionResult | null> {
-    const planned = await this.planned(request.document, request.operationName);
+    const planned = await this.planned(request.document, request.operationName, request.context.budget);
     if (!planned) return null;
     if ('error' in planned) return { errors: [planned.error] };
     const { variables } = request;
@@ -68,26 +79,38 @@ export class HivePlannedOperations implements OperationExecutor {
     return answer(run.errors, planned.shape, gathered, variables);
   }
 
-  private planned(document: DocumentNode, operationName: string | undefined): Promise<HivePlannedOperation | Unplannable | null> {
+  /**
+   * The operation's plan, planned by its first request (those arriving meanwhile wait for it). When
+   * that request's deadline stops the planning, a request still within its own plans again.
+   */
+  private async planned(document: DocumentNode, operationName: string | undefined, budget: RequestBudget): Promise<HivePlannedOperation | Unplannable | null> {
     let byName = this.plans.get(document);
     if (!byName) this.plans.set(document, (byName = new Map()));
     const name = operationName ?? '';
-    let planned = byName.get(name);
-    if (!planned) byName.set(name, (planned = this.plan(document, operationName)));
-    return planned;
+    for (;;) {
+      let planning = byName.get(name);
+      if (!planning) byName.set(name, (planning = this.plan(document, operationName, budget.signal)));
+      const planned = await planning;
+      if (planned !== STOPPED) return planned;
+      if (byName.get(name) === planning) byName.delete(name);
+      budget.checkDeadline();
+    }
   }
 
-  private async plan(document: DocumentNode, operationName: string | undefined): Promise<HivePlannedOperation | Unplannable | null> {
+  private async plan(document: DocumentNode, operationName: string | undefined, signal: AbortSignal | undefined): Promise<HivePlannedOperation | Unplannable | null | typeof STOPPED> {
     const operation = getOperationAST(document, operationName);
     if (!operation) return null;
     this.federationApiSchema ??= Supergraph.build(this.supergraphSdl).apiSchema();
     // Introspection and what shaping leaves to the gateway are not planned here.
     const shape = operationShape(this.apiSchema, this.federationApiSchema, document, operation);
     if (!shape) return null;
+    // Hive's planner listens for the signal's abort, which a signal aborted already never sends again.
+    if (signal?.aborted) return STOPPED;
     let node: HivePlanNode | undefined;
     try {
-      ({ node } = await this.planner.planAsync(print(document), operationName ?? null, new Set(), 0));
+      ({ node } = await this.planner.planAsync(print(document), operationName ?? null, new Set(), 0, signal));
     } catch {
+      if (signal?.aborted) return STOPPED;
       return { error: new GraphQLError('This operation cannot be planned across the subgraphs.', { extensions: { code: QUERY_PLANNING_FAILED } }) };
     }
     if (node && !isExecutableHivePlan(node)) return null;

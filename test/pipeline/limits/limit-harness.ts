@@ -41,7 +41,7 @@ export function operationOf(text: string, variables: Record<string, unknown> = {
 
 /** What the operation limits plugin (pipeline/operation-limits.ts) refuses the operation with, if anything. */
 export function refusalOf(limits: Partial<OperationLimitValues>, text: string): DomainError | undefined {
-  const plugin = operationLimits({ maxDepth: Infinity, maxAliases: Infinity, maxCost: Infinity, ...limits });
+  const plugin = operationLimits({ maxDepth: Infinity, maxAliases: Infinity, maxCost: Infinity, maxSelections: Infinity, ...limits });
   try {
     plugin.onOperation!({ ...operationOf(text), exchange: { protocol: 'graphql' } as Exchange });
     return undefined;
