@@ -4,9 +4,9 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /**
- * `npm run lint` (CI runs it): ESLint's and typescript-eslint's recommended rules; formatting is
- * Prettier's (`.prettierrc.json`, `npm run format:check`), so eslint-config-prettier turns off the
- * rules it would fight with.
+ * `npm run lint` (CI runs it): ESLint's and typescript-eslint's recommended rules, then
+ * `prettier --check .`; formatting is Prettier's (`.prettierrc.json`), so eslint-config-prettier
+ * turns off the rules it would fight with.
  */
 export default tseslint.config(
   {

@@ -83,7 +83,7 @@ async function overhead(dir: string): Promise<Figure> {
  * A flood of distinct documents on one gateway: its RSS over the flood, from a process that has
  * already served `FLOOD_WARM_UP` requests of one document at the flood's rate. Those are where V8
  * sizes its heap for that allocation rate (a cold process grows by 70 to 200 MB there, whatever the
- * documents: docs/DECISIONS.md, "How the flood's memory is measured"); what distinct documents add
+ * documents: bench/PROFILE.md, "How the flood's memory is measured"); what distinct documents add
  * to a serving process (the document and plan caches, usage's coordinates and counts) is all in the
  * figure, as none of them were seen before it.
  */

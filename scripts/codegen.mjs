@@ -2,15 +2,28 @@
 // rest-facade/generated/operations.ts holds a TypedDocumentNode per operation of
 // rest-facade/*/operations.graphql, typed against the API schema of the committed supergraph, so that
 // a route's `respond` is typed and a renamed field is a compile error. Not committed; skipped when
-// neither the documents nor the supergraph changed since the file was written.
+// neither the documents nor the supergraph changed since the file was written. Also the frontend
+// kit's (below).
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const output = path.join(root, 'rest-facade', 'generated', 'operations.ts');
-const supergraph = readFileSync(path.join(root, 'gateway', 'supergraph.graphql'), 'utf8');
+const supergraphFile = path.join(root, 'gateway', 'supergraph.graphql');
+const supergraph = readFileSync(supergraphFile, 'utf8');
+
+// The frontend kit's typed documents, which its screens and test import: written by the kit's own
+// codegen (examples/frontend/codegen.mjs, as a frontend team runs it) when missing or older than its
+// inputs, so that `tsc -p tsconfig.json --noEmit` checks the kit against this checkout's graph.
+const kit = path.join(root, 'examples', 'frontend');
+const kitOutput = path.join(kit, 'generated', 'graphql.ts');
+const kitInputs = [path.join(kit, 'codegen.mjs'), supergraphFile, ...readdirSync(path.join(kit, 'operations')).map((file) => path.join(kit, 'operations', file))];
+if (!existsSync(kitOutput) || kitInputs.some((file) => statSync(file).mtimeMs > statSync(kitOutput).mtimeMs)) {
+  execFileSync(process.execPath, [path.join(kit, 'codegen.mjs')], { stdio: 'inherit' });
+}
 const documents = readdirSync(path.join(root, 'rest-facade'), { recursive: true })
   .filter((file) => file.endsWith('.graphql'))
   .sort()

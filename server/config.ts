@@ -309,7 +309,7 @@ function readRegistryConfig(env: Env): RegistryConfig {
       requireHttps: optional(env, 'REGISTRY_REQUIRE_HTTPS', boolean, true),
       allowFileUrls: optional(env, 'REGISTRY_ALLOW_FILE_URLS', boolean, false),
       timeoutMs: optional(env, 'REGISTRY_FETCH_TIMEOUT_MS', integer({ min: 1 }), 10000),
-      // 16 MiB: eight times the largest published artifact (docs/DECISIONS.md, "Reliability and limits").
+      // 16 MiB: eight times the largest published artifact (docs/DECISIONS.md, "Registry refresh").
       maxBytes: optional(env, 'REGISTRY_ARTIFACT_MAX_BYTES', integer({ min: 1 }), 16 * 1024 * 1024),
     },
     minRefreshIntervalSecs: optional(env, 'REGISTRY_REFRESH_MIN_INTERVAL_SECS', integer({ min: 0 }), 1),
