@@ -78,6 +78,13 @@ export class ServiceMetrics {
     aggregator: 'max',
   });
 
+  private readonly usageCapped = new Counter({
+    name: 'usage_capped_requests_total',
+    help: 'Requests usage reporting counted under `other` because a daily cap (operations, clients, rows) was reached',
+    labelNames: ['cap'],
+    registers: [this.registry],
+  });
+
   private readonly poolAcquire = new Histogram({
     name: 'store_pool_acquire_seconds',
     help: 'How long a records store operation waited for a database connection (PostgreSQL)',
@@ -108,6 +115,11 @@ export class ServiceMetrics {
     this.revision.reset();
     if (revision !== null) this.revision.set({ revision }, 1);
     if (refreshedAt) this.lastRefresh.set(Date.parse(refreshedAt) / 1000);
+  }
+
+  /** Requests usage reporting wrote under `other` because the day's `cap` was reached. */
+  usageCappedRequests(cap: string, requests: number): void {
+    this.usageCapped.inc({ cap }, requests);
   }
 
   poolAcquired(seconds: number): void {
