@@ -57,6 +57,7 @@ import { coreBaseUrlOf } from './core-url.js';
 import { ImpactService } from '../subgraphs/impact/domain/impact-service.js';
 import { BrightwayProjectReader } from '../subgraphs/impact/adapters/brightway-project.js';
 import type { SystemConfig } from './config.js';
+import { knownOperationNames } from './schema-check/deployed-documents.js';
 import type { Registry } from 'prom-client';
 import type { RenderedMetrics } from './cluster-metrics.js';
 import { subgraphApp } from './subgraph-server.js';
@@ -111,7 +112,7 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
   const authenticator = createAuthenticator(config.auth, { logger: { warn: ((obj: object, msg?: string) => logger!.warn(obj, msg)) as Logger['warn'] } });
   logger ??= createLogger({ level: config.logLevel, sensitiveHeaders: authenticator.credentialHeaders });
   const access = { authenticator, authorizer: new Authorizer(config.auth.policy) };
-  const metrics = new ServiceMetrics();
+  const metrics = new ServiceMetrics(config.process.role === 'subgraph' ? [] : knownOperationNames(config.graphqlTrustedDocuments?.bodies.values()));
   const usage = await openUsage(config, logger, metrics);
   const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger, usage?.collector), usage, closers: [], listeners: {}, stopping: false, options };
   // Closed last (closers run in reverse): the final batch holds the requests drained before.
