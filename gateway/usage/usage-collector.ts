@@ -128,14 +128,16 @@ export class UsageCollector {
   }
 
   private async write(batch: UsageBatch): Promise<void> {
+    let capped: CappedRequests[];
     try {
-      this.report(await this.store.write(batch, this.settings.caps));
+      capped = await this.store.write(batch, this.settings.caps);
     } catch (error) {
       this.storeDown = true;
       this.events.writeFailed(error as Error, { operations: batch.operations.length, counts: batch.counts.length, requests: batch.counts.reduce((sum, c) => sum + c.count, 0) });
       return;
     }
     this.storeDown = false;
+    this.report(capped);
     const now = Date.now();
     if (now - this.lastPurge < HOUR_MS) return;
     this.lastPurge = now;
