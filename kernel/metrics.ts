@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { OperationLabels } from './operation-labels.js';
 
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-const MAX_OPERATION_NAMES = 500;
 
 /** The records store's connection pool, read at each scrape (PostgreSQL; SQLite has none). */
 export interface PoolStats {
@@ -18,10 +18,14 @@ export interface PoolStats {
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
+  /** Operation names are the clients' own: which become label values (operation-labels.ts). */
+  private readonly operationLabels: OperationLabels;
 
-  constructor() {
+  /** `knownOperations`: the names of the operations the deployment knows, each always its own label. */
+  constructor(knownOperations: Iterable<string> = []) {
     // Node's own: event-loop lag, GC, heap, handles, CPU, memory (prom-client's default metrics).
     collectDefaultMetrics({ register: this.registry });
+    this.operationLabels = new OperationLabels(knownOperations);
   }
 
   private readonly requests = new Histogram({
@@ -39,9 +43,6 @@ export class ServiceMetrics {
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-
-  /** Operation names are the clients' own: only so many become label values (`other` beyond). */
-  private readonly operationNames = new Set<string>();
 
   private readonly validations = new Counter({
     name: 'validations_total',
@@ -78,6 +79,13 @@ export class ServiceMetrics {
     aggregator: 'max',
   });
 
+  private readonly usageCapped = new Counter({
+    name: 'usage_capped_requests_total',
+    help: 'Requests usage reporting counted under `other` because a daily cap (operations, clients, rows) was reached',
+    labelNames: ['cap'],
+    registers: [this.registry],
+  });
+
   private readonly poolAcquire = new Histogram({
     name: 'store_pool_acquire_seconds',
     help: 'How long a records store operation waited for a database connection (PostgreSQL)',
@@ -91,7 +99,7 @@ export class ServiceMetrics {
 
   /** `outcome`: `ok`, or `error` when the answer carried an error. */
   operation(name: string | null, outcome: 'ok' | 'error', seconds: number): void {
-    this.operations.observe({ operation: this.operationLabel(name), outcome }, seconds);
+    this.operations.observe({ operation: this.operationLabels.labelOf(name), outcome }, seconds);
   }
 
   validation(kind: string, passed: boolean): void {
@@ -108,6 +116,11 @@ export class ServiceMetrics {
     this.revision.reset();
     if (revision !== null) this.revision.set({ revision }, 1);
     if (refreshedAt) this.lastRefresh.set(Date.parse(refreshedAt) / 1000);
+  }
+
+  /** Requests usage reporting wrote under `other` because the day's `cap` was reached. */
+  usageCappedRequests(cap: string, requests: number): void {
+    this.usageCapped.inc({ cap }, requests);
   }
 
   poolAcquired(seconds: number): void {
@@ -135,14 +148,6 @@ export class ServiceMetrics {
         this.set(stats().waiting);
       },
     });
-  }
-
-  private operationLabel(name: string | null): string {
-    if (name === null) return 'anonymous';
-    if (this.operationNames.has(name)) return name;
-    if (this.operationNames.size >= MAX_OPERATION_NAMES) return 'other';
-    this.operationNames.add(name);
-    return name;
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

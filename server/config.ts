@@ -14,6 +14,7 @@ import type { OperationLimitValues } from '../pipeline/operation-limits.js';
 import { EXECUTOR_MODES, type ExecutorMode } from '../gateway/executor/executor.js';
 import { PLANNER_MODES, type PlannerChoice, choosePlanner } from '../gateway/executor/planner.js';
 import { type TrustedDocuments, readTrustedDocuments } from '../gateway/trusted-documents.js';
+import type { DailyCaps } from '../gateway/usage/usage-store.js';
 import { type IndicatorSettings, readIndicatorSettings } from './indicators-config.js';
 import { type ImpactSettings, readImpactSettings } from './impact-config.js';
 
@@ -118,6 +119,8 @@ export interface UsageConfig {
   flushIntervalMs: number;
   /** USAGE_MAX_ENTRIES: distinct (operation, client, day) kept in memory between writes. */
   maxEntries: number;
+  /** USAGE_MAX_OPERATIONS_PER_DAY, USAGE_MAX_CLIENTS_PER_DAY, USAGE_MAX_ROWS_PER_DAY: what one day of usage holds, every process together. */
+  caps: DailyCaps;
 }
 
 const port = integer({ min: 0, max: 65535 });
@@ -176,6 +179,11 @@ function readUsageConfig(env: Env): UsageConfig {
     retentionDays: optional(env, 'USAGE_RETENTION_DAYS', integer({ min: 1 }), 90),
     flushIntervalMs: optional(env, 'USAGE_FLUSH_SECS', integer({ min: 1 }), 10) * 1000,
     maxEntries: optional(env, 'USAGE_MAX_ENTRIES', integer({ min: 1 }), 2_000),
+    caps: {
+      operations: optional(env, 'USAGE_MAX_OPERATIONS_PER_DAY', integer({ min: 1 }), 1_000),
+      clients: optional(env, 'USAGE_MAX_CLIENTS_PER_DAY', integer({ min: 1 }), 100),
+      rows: optional(env, 'USAGE_MAX_ROWS_PER_DAY', integer({ min: 1 }), 10_000),
+    },
   };
 }
 

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { type Change, CriticalityLevel, DiffRule, diff } from '@graphql-inspector/core';
-import { type GraphQLSchema, Kind, type OperationDefinitionNode, parse, print, validate } from 'graphql';
+import { type GraphQLSchema, Kind, type OperationDefinitionNode, OverlappingFieldsCanBeMergedRule, ValuesOfCorrectTypeRule, parse, print, specifiedRules, validate } from 'graphql';
 import { type Composition, type SubgraphSdl, composeSubgraphs, readCommittedSupergraph, subgraphSdls } from '../gateway/compose.js';
 import { apolloGateway } from '../gateway/apollo-gateway.js';
 import { documentUsage } from '../gateway/usage/coordinates.js';
@@ -15,7 +15,7 @@ import { FACADES, routesForInspection } from '../rest-facade/facades.js';
 import { projectPath } from '../kernel/project.js';
 import { breaksRequestsThat } from './schema-check/change-usage.js';
 import { type DeployedDocument, deployedDocuments } from './schema-check/deployed-documents.js';
-import { CannotRun, readBaseline, readUsage } from './schema-check/sources.js';
+import { CannotRun, type SourceOptions, readBaseline, readUsage } from './schema-check/sources.js';
 import { type OutputFormat, printReport } from './schema-check/report-output.js';
 
 /**
@@ -116,8 +116,10 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
   const window = input.usage ? usageWindow(input.usage) : null;
   const changes = await checkedChanges(oldApi, api, deployed, window, input.allowList);
   const allowances = input.allowList.breakingChanges;
-  const recorded = window ? window.index.operationsWhere(() => true).filter((o) => o.requests > window.threshold) : [];
   const bodies = new Map(input.usage?.usage.operations.map((o) => [o.hash, o.body]) ?? []);
+  const busy = window ? window.index.operationsWhere(() => true).filter((o) => o.requests > window.threshold) : [];
+  // Operations kept without a signature (the `other` ones, and those recorded before signatures) count by their coordinates only.
+  const recorded = busy.filter((o) => bodies.get(o.hash));
   return {
     subgraphs,
     compositionErrors: [],
@@ -129,7 +131,7 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
       from: window.from,
       days: input.usage!.days,
       requests: window.index.totalRequests,
-      operations: recorded.length,
+      operations: busy.length,
       excludedClients: input.usage!.excludedClients ?? [],
       threshold: window.threshold,
     },
@@ -137,7 +139,7 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
     // Not subject to the allow-list: a facade whose document no longer validates cannot start, an app's screen breaks.
     routeErrors: [
       ...deployed.flatMap((d) => documentErrors(`${d.app === 'rest-facade' ? '' : `${d.app} `}${d.name}`, d.body, api)),
-      ...recorded.flatMap((o) => documentErrors(`recorded ${o.name ?? o.hash.slice(0, 12)} (${clientList(o)})`, bodies.get(o.hash) ?? '', api)),
+      ...recorded.flatMap((o) => documentErrors(`recorded ${o.name ?? o.hash.slice(0, 12)} (${clientList(o)})`, bodies.get(o.hash)!, api, SIGNATURE_RULES)),
     ],
     routesChecked: input.routes.length,
     stale: input.compareCommitted === false ? null : input.committedSupergraph !== composition.supergraphSdl,
@@ -209,7 +211,7 @@ function touchedBy(body: string, schema: GraphQLSchema): Set<string> | null {
     for (const definition of document.definitions) {
       if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
       const usage = documentUsage(schema, definition as OperationDefinitionNode, fragments);
-      for (const c of usage.coordinates) touched.add(c);
+      for (const c of [...usage.coordinates, ...usage.literalInputs.coordinates]) touched.add(c);
       // Variables of a deployed document may hold anything: every argument it names counts as given.
       for (const c of usage.coordinates) if (c.split('.').length === 3) touched.add(`${c}!`);
     }
@@ -239,9 +241,17 @@ function verdictOf(change: Change, allowListed: boolean, used: () => boolean): V
   }
 }
 
-function documentErrors(name: string, body: string, api: GraphQLSchema): string[] {
+/**
+ * What a recorded signature is validated with: every rule but the two a signature cannot meet
+ * whatever the schema, its literals being emptied (`ValuesOfCorrectTypeRule`: `{}` for an input
+ * with required fields) and its aliases dropped (`OverlappingFieldsCanBeMergedRule`). What those
+ * rules would catch, a changed argument or input type or a removed enum value, the coordinates do.
+ */
+const SIGNATURE_RULES = specifiedRules.filter((rule) => rule !== ValuesOfCorrectTypeRule && rule !== OverlappingFieldsCanBeMergedRule);
+
+function documentErrors(name: string, body: string, api: GraphQLSchema, rules = specifiedRules): string[] {
   try {
-    return validate(api, parse(body)).map((error) => `${name}: ${error.message}`);
+    return validate(api, parse(body), rules).map((error) => `${name}: ${error.message}`);
   } catch (error) {
     return [`${name}: ${(error as Error).message}`];
   }
@@ -349,6 +359,7 @@ function parseOptions() {
       'baseline-git': { type: 'string' },
       'usage-url': { type: 'string' },
       'usage-file': { type: 'string' },
+      'save-usage': { type: 'string' },
       days: { type: 'string', default: '30' },
       threshold: { type: 'string', default: '0' },
       'exclude-client': { type: 'string', multiple: true, default: [] },
@@ -358,12 +369,10 @@ function parseOptions() {
   }).values;
 }
 
-async function realInput(values: ReturnType<typeof parseOptions>): Promise<SchemaCheckInput> {
+function sourceOptions(values: ReturnType<typeof parseOptions>): SourceOptions {
   const days = Number(values.days);
   if (!Number.isInteger(days) || days < 1) throw new CannotRun('--days must be a whole number of days, at least 1');
-  const threshold = /^(\d+(?:\.\d+)?)(%?)$/.exec(values.threshold);
-  if (!threshold) throw new CannotRun('--threshold must be a number of requests (10) or a share of them (0.5%)');
-  const sources = {
+  return {
     baseline: values.baseline,
     baselineUrl: values['baseline-url'],
     baselineGit: values['baseline-git'],
@@ -374,6 +383,13 @@ async function realInput(values: ReturnType<typeof parseOptions>): Promise<Schem
     baseRef: process.env.GITHUB_BASE_REF || undefined,
     days,
   };
+}
+
+async function realInput(values: ReturnType<typeof parseOptions>): Promise<SchemaCheckInput> {
+  const sources = sourceOptions(values);
+  const { days } = sources;
+  const threshold = /^(\d+(?:\.\d+)?)(%?)$/.exec(values.threshold);
+  if (!threshold) throw new CannotRun('--threshold must be a number of requests (10) or a share of them (0.5%)');
   const [baseline, usage] = await Promise.all([readBaseline(sources, readCommittedSupergraph), readUsage(sources)]);
   return {
     subgraphs: await withGivenSubgraphs(await subgraphSdls(), values.subgraph),
@@ -402,12 +418,21 @@ async function withGivenSubgraphs(subgraphs: SubgraphSdl[], given: string[]): Pr
   return replaced;
 }
 
+/** `--save-usage FILE`: the window's usage from its source, every page, written as one export for `--usage-file`; no check runs. */
+async function saveUsage(sources: SourceOptions, file: string): Promise<void> {
+  const read = await readUsage(sources);
+  if (!read) throw new CannotRun('--save-usage needs a usage source (--usage-url or DATABASE_URL)');
+  await writeFile(file, JSON.stringify(read.usage));
+  console.log(`schema:check: saved ${read.usage.operations.length} operations and ${read.usage.counts.length} counts since ${read.usage.from} from ${read.source} to ${file}`);
+}
+
 async function main(): Promise<void> {
   let format: OutputFormat = 'text';
   try {
     const values = parseOptions();
     if (values.format !== 'text' && values.format !== 'json') throw new CannotRun('--format must be text or json');
     format = values.format;
+    if (values['save-usage']) return await saveUsage(sourceOptions(values), values['save-usage']);
     const report = await checkSchema(await realInput(values));
     process.exitCode = exitCodeOf(report);
     await printReport(report, process.exitCode, format, process.env);

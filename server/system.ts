@@ -57,6 +57,7 @@ import { coreBaseUrlOf } from './core-url.js';
 import { ImpactService } from '../subgraphs/impact/domain/impact-service.js';
 import { BrightwayProjectReader } from '../subgraphs/impact/adapters/brightway-project.js';
 import type { SystemConfig } from './config.js';
+import { knownOperationNames } from './schema-check/deployed-documents.js';
 import type { Registry } from 'prom-client';
 import type { RenderedMetrics } from './cluster-metrics.js';
 import { subgraphApp } from './subgraph-server.js';
@@ -111,8 +112,8 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
   const authenticator = createAuthenticator(config.auth, { logger: { warn: ((obj: object, msg?: string) => logger!.warn(obj, msg)) as Logger['warn'] } });
   logger ??= createLogger({ level: config.logLevel, sensitiveHeaders: authenticator.credentialHeaders });
   const access = { authenticator, authorizer: new Authorizer(config.auth.policy) };
-  const metrics = new ServiceMetrics();
-  const usage = await openUsage(config, logger);
+  const metrics = new ServiceMetrics(config.process.role === 'subgraph' ? [] : knownOperationNames(config.graphqlTrustedDocuments?.bodies.values()));
+  const usage = await openUsage(config, logger, metrics);
   const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger, usage?.collector), usage, closers: [], listeners: {}, stopping: false, options };
   // Closed last (closers run in reverse): the final batch holds the requests drained before.
   if (usage) proc.closers.push(() => usage.collector.close());
@@ -147,7 +148,7 @@ function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: 
  * Usage reporting's store and collector (gateway/usage/). A database that cannot be reached at
  * start costs the usage of this process, not the process: requests are served, one line says so.
  */
-async function openUsage(config: SystemConfig, logger: Logger): Promise<Process['usage']> {
+async function openUsage(config: SystemConfig, logger: Logger, metrics: ServiceMetrics): Promise<Process['usage']> {
   const settings = config.usage;
   if (!settings?.enabled) return null;
   let store: UsageStore;
@@ -162,6 +163,9 @@ async function openUsage(config: SystemConfig, logger: Logger): Promise<Process[
       logger.warn({ reason: error.message, ...batch }, 'usage reporting: a batch could not be written and is dropped; later counts wait in memory until the database answers'),
     dropped: (count) => logger.warn({ dropped: count }, 'usage reporting: requests not counted while memory was full and a write ran or the database was down'),
     purgeFailed: (error) => logger.warn({ reason: error.message }, 'usage reporting: usage past the retention period could not be deleted; tried again in an hour'),
+    capped: (cap, requests) => metrics.usageCappedRequests(cap, requests),
+    capReached: (cap, day, limit) =>
+      logger.warn({ cap, day, limit }, 'usage reporting: a daily cap is reached; further ones are counted under `other` until the day ends (usage_capped_requests_total)'),
   });
   return { store, collector };
 }

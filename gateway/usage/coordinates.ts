@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { usageReportingSignature } from '@apollo/utils.usagereporting';
 import {
   type ArgumentNode,
   type DocumentNode,
@@ -15,10 +16,10 @@ import {
   isScalarType,
   isListType,
   isNonNullType,
-  print,
   visit,
   visitWithTypeInfo,
 } from 'graphql';
+import { MAX_SIGNATURE_CHARS } from './usage-store.js';
 
 /**
  * The schema coordinates an operation touches, the way GraphQL Hive collects them: every type,
@@ -27,16 +28,27 @@ import {
  * given: `Type.field.arg!` / `Input.field!` (input-based detection: removing an argument breaks only
  * callers that give it, making it required only those that do not). What the variables decide is
  * known per request only: the document keeps, for each variable, where its value goes.
+ *
+ * What is kept of the document is its usage reporting signature, as Apollo's usage reporting makes
+ * it (@apollo/utils.usagereporting): every string and number literal emptied, list and object
+ * literals emptied, aliases dropped, sorted, whitespace reduced. A client's data in a literal (an
+ * e-mail, an id) is never kept, and documents that differ only by literals are one operation. The
+ * coordinates the signature still shows are the operation's; those only the literals' contents show
+ * (an input object's fields, a list's enum values) are the document's `literalInputs`, counted with
+ * each request's inputs, so that what a request touched is what it was before.
  */
 export interface DocumentUsage {
-  /** sha256 of `body`. */
+  /** sha256 of the signature. */
   hash: string;
+  /** The operation's name, cut at MAX_NAME_CHARS. */
   name: string | null;
   type: OperationDefinitionNode['operation'];
-  /** The operation and the fragments it uses, printed: what a check validates against a new schema. */
+  /** The signature: what a check validates against a new schema; empty past MAX_SIGNATURE_CHARS. */
   body: string;
-  /** What the document touches whatever its variables. */
+  /** What the signature touches whatever the literals and variables. */
   coordinates: string[];
+  /** What this document's literals touch beyond the signature: part of every request's inputs. */
+  literalInputs: GivenInputs;
   /** Where each variable's value goes, read per request by `inputCoordinates`. */
   probes: VariableProbe[];
   /**
@@ -70,11 +82,15 @@ interface VariableProbe {
   hasDefault: boolean;
 }
 
+/** A stored operation name is cut here: it names, the signature is what counts. */
+const MAX_NAME_CHARS = 256;
+
 /** Computed once per distinct document (the plugin caches it with the parsed operation). */
 export function documentUsage(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): DocumentUsage {
   const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...usedFragments(operation, fragments)] };
-  const body = print(document);
+  const signature = usageReportingSignature(document, operation.name?.value ?? '');
   const coordinates = new Set<string>();
+  const literal = new Set<string>();
   const probes: VariableProbe[] = [];
   const defaults = new Set(operation.variableDefinitions?.filter((v) => v.defaultValue !== undefined).map((v) => v.variable.name.value));
   const typeInfo = new TypeInfo(schema);
@@ -96,7 +112,7 @@ export function documentUsage(schema: GraphQLSchema, operation: OperationDefinit
         if (parent && field && argument) {
           const coordinate = `${parent.name}.${field.name}.${argument.name}`;
           coordinates.add(coordinate);
-          walkLiteral(node.value, argument.type, `${coordinate}!`, { coordinates, probes, defaults });
+          walkLiteral(node.value, argument.type, `${coordinate}!`, { coordinates, literal, probes, defaults }, false);
         }
         return false; // the value is walked above, with its input types
       },
@@ -113,12 +129,14 @@ export function documentUsage(schema: GraphQLSchema, operation: OperationDefinit
       },
     }),
   );
+  const name = operation.name?.value ?? null;
   return {
-    hash: createHash('sha256').update(body).digest('hex'),
-    name: operation.name?.value ?? null,
+    hash: createHash('sha256').update(signature).digest('hex'),
+    name: name && name.length > MAX_NAME_CHARS ? `${name.slice(0, MAX_NAME_CHARS)}…` : name,
     type: operation.operation,
-    body,
+    body: signature.length > MAX_SIGNATURE_CHARS ? '' : signature,
     coordinates: [...coordinates].sort(),
+    literalInputs: givenInputs(new Set([...literal].filter((c) => !coordinates.has(c)))),
     probes,
     givenSets: probes.length <= MAX_KEPT_PROBES && probes.every((probe) => isScalarType(getNamedType(probe.type))) ? new Map() : null,
   };
@@ -126,21 +144,21 @@ export function documentUsage(schema: GraphQLSchema, operation: OperationDefinit
 
 /** The coordinates this request's variables give a value to; usually none, or one of a few sets the document keeps. */
 export function inputCoordinates(usage: DocumentUsage, variables: Readonly<Record<string, unknown>>): GivenInputs {
-  const { probes, givenSets } = usage;
-  if (probes.length === 0) return NO_INPUTS;
-  if (!givenSets) return walkedInputs(probes, variables);
+  const { probes, givenSets, literalInputs } = usage;
+  if (probes.length === 0) return literalInputs;
+  if (!givenSets) return walkedInputs(probes, variables, literalInputs);
   let choice = 0;
   for (let i = 0; i < probes.length; i++) if (isGiven(probes[i]!, variables[probes[i]!.variable])) choice |= 1 << i;
   let inputs = givenSets.get(choice);
   if (!inputs) {
-    inputs = givenInputs(new Set(probes.filter((_, i) => choice & (1 << i)).map((probe) => probe.given)));
+    inputs = givenInputs(new Set([...literalInputs.coordinates, ...probes.filter((_, i) => choice & (1 << i)).map((probe) => probe.given)]));
     if (givenSets.size < MAX_GIVEN_SETS) givenSets.set(choice, inputs);
   }
   return inputs;
 }
 
-function walkedInputs(probes: readonly VariableProbe[], variables: Readonly<Record<string, unknown>>): GivenInputs {
-  const found = new Set<string>();
+function walkedInputs(probes: readonly VariableProbe[], variables: Readonly<Record<string, unknown>>, literalInputs: GivenInputs): GivenInputs {
+  const found = new Set<string>(literalInputs.coordinates);
   for (const probe of probes) {
     const value = variables[probe.variable];
     if (!isGiven(probe, value)) continue;
@@ -162,36 +180,43 @@ function givenInputs(found: ReadonlySet<string>): GivenInputs {
 }
 
 interface LiteralFindings {
+  /** What the signature shows too. */
   coordinates: Set<string>;
+  /** What only the contents of list and object literals show: the signature empties them. */
+  literal: Set<string>;
   probes: VariableProbe[];
   defaults: Set<string>;
 }
 
-/** A literal argument or input field value: `given` when it is not null, and the input fields and enum values it names. */
-function walkLiteral(value: ValueNode, type: GraphQLInputType, given: string, found: LiteralFindings): void {
+/**
+ * A literal argument or input field value: `given` when it is not null, and the input fields and
+ * enum values it names; `inside` a list or object literal, into `literal`.
+ */
+function walkLiteral(value: ValueNode, type: GraphQLInputType, given: string, found: LiteralFindings, inside: boolean): void {
   if (value.kind === Kind.VARIABLE) {
     const variable = value.name.value;
     found.probes.push({ variable, given, type, hasDefault: found.defaults.has(variable) });
     return;
   }
   if (value.kind === Kind.NULL) return;
-  found.coordinates.add(given);
+  const into = inside ? found.literal : found.coordinates;
+  into.add(given);
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) {
-    const items = value.kind === Kind.LIST ? value.values : [value];
-    for (const item of items) walkLiteral(item, inner.ofType, given, found);
+    if (value.kind !== Kind.LIST) return walkLiteral(value, inner.ofType, given, found, inside);
+    for (const item of value.values) walkLiteral(item, inner.ofType, given, found, true);
     return;
   }
-  found.coordinates.add(inner.name);
-  if (isEnumType(inner) && value.kind === Kind.ENUM) found.coordinates.add(`${inner.name}.${value.value}`);
+  into.add(inner.name);
+  if (isEnumType(inner) && value.kind === Kind.ENUM) into.add(`${inner.name}.${value.value}`);
   if (isInputObjectType(inner) && value.kind === Kind.OBJECT) {
     const fields = inner.getFields();
     for (const field of value.fields) {
       const definition = fields[field.name.value];
       if (!definition) continue;
       const coordinate = `${inner.name}.${definition.name}`;
-      found.coordinates.add(coordinate);
-      walkLiteral(field.value, definition.type, `${coordinate}!`, found);
+      found.literal.add(coordinate);
+      walkLiteral(field.value, definition.type, `${coordinate}!`, found, true);
     }
   }
 }

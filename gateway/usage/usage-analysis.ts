@@ -37,8 +37,8 @@ interface Group {
 
 /**
  * Usage of a window, indexed by what each request touched: the operation's own coordinates and
- * what its variables gave a value to. Read by `schema:check` (which operations a change breaks) and
- * by the gateway's `GET /admin/usage/fields` (what a team may deprecate).
+ * what its literals and variables gave a value to. Read by `schema:check` (which operations a
+ * change breaks); the gateway's `GET /admin/usage/fields` reads the same a page at a time (FieldPage).
  */
 export class UsageIndex {
   readonly totalRequests: number;
@@ -79,21 +79,6 @@ export class UsageIndex {
       })
       .sort((a, b) => b.requests - a.requests || (a.name ?? '').localeCompare(b.name ?? ''));
   }
-
-  /** Per coordinate touched in the window: requests, last use and clients. */
-  fields(): FieldUse[] {
-    const byCoordinate = new Map<string, { requests: number; lastSeenMs: number; clients: Map<string, ClientUse> }>();
-    for (const group of this.groups) {
-      for (const coordinate of group.touched) {
-        let found = byCoordinate.get(coordinate);
-        if (!found) byCoordinate.set(coordinate, (found = { requests: 0, lastSeenMs: 0, clients: new Map() }));
-        for (const row of group.rows) add(found, row);
-      }
-    }
-    return [...byCoordinate]
-      .map(([coordinate, found]) => ({ coordinate, requests: found.requests, lastSeenMs: found.lastSeenMs, clients: sortedClients(found.clients) }))
-      .sort((a, b) => a.coordinate.localeCompare(b.coordinate));
-  }
 }
 
 function add(found: { requests: number; lastSeenMs: number; clients: Map<string, ClientUse> }, row: Group['rows'][number]): void {
@@ -107,4 +92,78 @@ function add(found: { requests: number; lastSeenMs: number; clients: Map<string,
 
 function sortedClients(clients: Map<string, ClientUse>): ClientUse[] {
   return [...clients.values()].sort((a, b) => b.requests - a.requests || a.name.localeCompare(b.name));
+}
+
+/**
+ * One page of `GET /admin/usage/fields`: the first `limit` coordinates after `after` (in code point
+ * order) that the window's requests touched, each with its requests, last use and clients, and
+ * every coordinate touched at all (for what is removable). The window's counts are added a chunk at
+ * a time, as the store reads them: what is held is this page's tallies and the touched coordinates
+ * (the schema's at most), never the window.
+ */
+export class FieldPage {
+  /** Every coordinate the window's requests touched. */
+  readonly touched = new Set<string>();
+  totalRequests = 0;
+  /** Some coordinate after the page's last was touched too. */
+  more = false;
+  private readonly tallies = new Map<string, { requests: number; lastSeenMs: number; clients: Map<string, ClientUse> }>();
+  /** The page's coordinates, sorted. */
+  private readonly order: string[] = [];
+
+  constructor(
+    private readonly after: string | null,
+    private readonly limit: number,
+  ) {}
+
+  /** A chunk of the window's counts, with the coordinates of the operations they name. */
+  add(coordinates: ReadonlyMap<string, readonly string[]>, counts: readonly UsageExport['counts'][number][]): void {
+    for (const count of counts) {
+      const operation = coordinates.get(count.hash);
+      if (!operation) continue;
+      this.totalRequests += count.count;
+      const row = { client: count.client, version: count.clientVersion, requests: count.count, lastSeenMs: count.lastSeenMs };
+      for (const coordinate of new Set([...operation, ...count.inputs])) {
+        this.touched.add(coordinate);
+        if (this.after === null || coordinate > this.after) this.tally(coordinate, row);
+      }
+    }
+  }
+
+  fields(): FieldUse[] {
+    return this.order.map((coordinate) => {
+      const found = this.tallies.get(coordinate)!;
+      return { coordinate, requests: found.requests, lastSeenMs: found.lastSeenMs, clients: sortedClients(found.clients) };
+    });
+  }
+
+  /**
+   * A coordinate's first row decides whether it is on the page: it is, while fewer than `limit`
+   * smaller ones are (one pushed out then can never come back, since those stay). So a coordinate
+   * on the page has every row of the window in its tally.
+   */
+  private tally(coordinate: string, row: Group['rows'][number]): void {
+    let found = this.tallies.get(coordinate);
+    if (!found) {
+      if (this.order.length >= this.limit) {
+        this.more = true;
+        if (coordinate > this.order[this.order.length - 1]!) return;
+        this.tallies.delete(this.order.pop()!);
+      }
+      this.order.splice(sortedIndex(this.order, coordinate), 0, coordinate);
+      this.tallies.set(coordinate, (found = { requests: 0, lastSeenMs: 0, clients: new Map() }));
+    }
+    add(found, row);
+  }
+}
+
+function sortedIndex(sorted: readonly string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -1,5 +1,5 @@
 import type { DocumentUsage, GivenInputs } from './coordinates.js';
-import { type UsageBatch, type UsageCount, type UsageStore, dayOf } from './usage-store.js';
+import { type CapName, type CappedRequests, type DailyCaps, type UsageBatch, type UsageCount, type UsageStore, dayOf } from './usage-store.js';
 
 export interface UsageClient {
   name: string;
@@ -13,6 +13,8 @@ export interface CollectorSettings {
   maxEntries: number;
   /** USAGE_RETENTION_DAYS: older counts and operations are deleted, at most once an hour. */
   retentionDays: number;
+  /** USAGE_MAX_OPERATIONS_PER_DAY, USAGE_MAX_CLIENTS_PER_DAY, USAGE_MAX_ROWS_PER_DAY: past them, counts go to `other`. */
+  caps: DailyCaps;
 }
 
 export interface CollectorEvents {
@@ -22,6 +24,10 @@ export interface CollectorEvents {
   dropped(count: number): void;
   /** Old usage could not be deleted (tried again an hour later). */
   purgeFailed(error: Error): void;
+  /** A write counted requests under `other` because a day's cap was reached (every time, for the metric). */
+  capped(cap: CapName, requests: number): void;
+  /** The first time this process found a cap of a day reached (once per cap and day, for the log line). */
+  capReached(cap: CapName, day: string, limit: number): void;
 }
 
 interface Entry {
@@ -43,7 +49,9 @@ const HOUR_MS = 3_600_000;
  * down) a full map drops new keys (counted) rather than grow. A database outage loses one batch and
  * never reaches a request: the write that fails is logged by the caller's `writeFailed` and dropped
  * (it is not retried: it may have committed before its answer was lost); later flushes first ask
- * the store whether it answers, and keep counting in memory until it does.
+ * the store whether it answers, and keep counting in memory until it does. The store applies the
+ * days' caps as it writes; what it counted under `other` is reported on every write (a metric), and
+ * once per cap and day in this process (a warning line).
  */
 export class UsageCollector {
   /** By operation hash, then by `client\nversion\nday\ninputs`. */
@@ -58,6 +66,8 @@ export class UsageCollector {
   private dropped = 0;
   /** The last write failed: the next one waits until the store answers. */
   private storeDown = false;
+  /** `cap day` of the caps this process has said are reached (today's and yesterday's at most). */
+  private reached = new Set<string>();
 
   constructor(
     private readonly store: UsageStore,
@@ -118,21 +128,34 @@ export class UsageCollector {
   }
 
   private async write(batch: UsageBatch): Promise<void> {
+    let capped: CappedRequests[];
     try {
-      await this.store.write(batch);
+      capped = await this.store.write(batch, this.settings.caps);
     } catch (error) {
       this.storeDown = true;
       this.events.writeFailed(error as Error, { operations: batch.operations.length, counts: batch.counts.length, requests: batch.counts.reduce((sum, c) => sum + c.count, 0) });
       return;
     }
     this.storeDown = false;
+    this.report(capped);
     const now = Date.now();
     if (now - this.lastPurge < HOUR_MS) return;
     this.lastPurge = now;
     await this.store.purge(dayOf(now - this.settings.retentionDays * 86_400_000)).catch((error: Error) => this.events.purgeFailed(error));
   }
 
+  private report(capped: readonly CappedRequests[]): void {
+    for (const { cap, day, requests } of capped) {
+      this.events.capped(cap, requests);
+      if (this.reached.has(`${cap} ${day}`)) continue;
+      this.reached.add(`${cap} ${day}`);
+      this.events.capReached(cap, day, this.settings.caps[cap]);
+    }
+  }
+
   private turnDay(now: number): void {
+    // The day before stays: a batch written after midnight may still hold its counts.
+    this.reached = new Set([...this.reached].filter((key) => key.endsWith(` ${this.day}`)));
     this.day = dayOf(now);
     this.dayEndsAt = Date.parse(`${this.day}T00:00:00Z`) + 86_400_000;
   }

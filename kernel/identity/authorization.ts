@@ -13,7 +13,10 @@ export interface Requirement {
 /**
  * The operations every entry point (REST route, GraphQL resolver) authorizes, whichever path leads
  * to them, with their built-in requirements (DECISIONS section 2): creating a record needs
- * `records:write`, reading or querying records `records:read`; the rest needs authentication only.
+ * `records:write`, reading or querying records `records:read`, the gateway's usage paths the scope
+ * `admin.usage` (usage tells which clients run what: no tenant's user reads it by default; in the
+ * none mode the local identity has it unless AUTH_NONE_SCOPES leaves it out); the rest needs
+ * authentication only.
  * `AUTH_POLICY_FILE` can add requirements to any of these names. A new operation is one line here.
  */
 const BUILT_IN = {
@@ -35,7 +38,7 @@ const BUILT_IN = {
   'admin.status': {},
   'admin.metrics': {},
   'admin.registry_refresh': {},
-  'admin.usage': {}, // the gateway's GET /admin/usage, /admin/usage/fields, /admin/supergraph
+  'admin.usage': { scopes: ['admin.usage'] }, // the gateway's GET /admin/usage, /admin/usage/fields, /admin/supergraph
 } satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof BUILT_IN;

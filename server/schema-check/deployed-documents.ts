@@ -17,6 +17,18 @@ export function deployedDocuments(): DeployedDocument[] {
   return [...routeDocuments(), ...frontendKit(), ...trustedDocuments()];
 }
 
+/**
+ * The names of the operations this deployment knows: its deployed documents' and those of `bodies`
+ * (the trusted documents a gateway is started with). Each is always its own metric label (kernel/operation-labels.ts).
+ */
+export function knownOperationNames(bodies: Iterable<string> = []): string[] {
+  const names = new Set<string>();
+  for (const body of [...deployedDocuments().map((d) => d.body), ...bodies]) {
+    for (const definition of parse(body, { noLocation: true }).definitions) if (definition.kind === Kind.OPERATION_DEFINITION && definition.name) names.add(definition.name.value);
+  }
+  return [...names];
+}
+
 function routeDocuments(): DeployedDocument[] {
   return FACADES.flatMap((facade) =>
     routesForInspection(facade).flatMap((route) => ('operation' in route ? [{ app: `rest-facade:${facade.name}`, name: `${route.method} ${route.path}`, body: print(route.operation) }] : [])),

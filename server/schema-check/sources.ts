@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { PROJECT_ROOT } from '../../kernel/project.js';
 import { openUsageStore } from '../../gateway/usage/sql-usage-store.js';
-import { USAGE_EXPORT_FORMAT, type UsageExport, windowStart } from '../../gateway/usage/usage-store.js';
+import { USAGE_EXPORT_FORMAT, type UsageExport, readWindow, windowStart } from '../../gateway/usage/usage-store.js';
 import { DEFAULT_STORE_LIMITS } from '../../subgraphs/models/store/store-limits.js';
 
 /** Something the check needs could not be had: exit 2, the check could not run. */
@@ -72,17 +72,19 @@ export interface UsageSource {
 export async function readUsage(options: SourceOptions): Promise<UsageSource | null> {
   if (options.usageUrl) {
     const url = new URL(`/admin/usage?days=${options.days}`, options.usageUrl);
-    return { usage: checked(await (await get(url, options.token, 'usage')).json(), url.href), source: `the gateway at ${url.origin}` };
+    return { usage: await readPages(url, options.token), source: `the gateway at ${url.origin}` };
   }
   if (options.usageFile) {
     const text = await readFile(options.usageFile, 'utf8').catch(cannot(`usage file ${options.usageFile}`));
-    return { usage: checked(parseJson(text, options.usageFile), options.usageFile), source: options.usageFile };
+    const usage = checked(parseJson(text, options.usageFile), options.usageFile);
+    if (usage.next) throw new CannotRun(`usage file ${options.usageFile}: one page of several (save the whole window with --save-usage)`);
+    return { usage, source: options.usageFile };
   }
   if (options.databaseUrl) {
     try {
       const store = await openUsageStore(options.databaseUrl, DEFAULT_STORE_LIMITS);
       try {
-        return { usage: await store.read(windowStart(options.days)), source: 'DATABASE_URL' };
+        return { usage: await readWindow(store, windowStart(options.days)), source: 'DATABASE_URL' };
       } finally {
         await store.close();
       }
@@ -91,6 +93,26 @@ export async function readUsage(options: SourceOptions): Promise<UsageSource | n
     }
   }
   return null;
+}
+
+/** Every page of a gateway's export, following `next`, as one export. */
+async function readPages(first: URL, token: string | undefined): Promise<UsageExport> {
+  const operations = new Map<string, UsageExport['operations'][number]>();
+  const counts: UsageExport['counts'] = [];
+  const seen = new Set<string>();
+  let page: UsageExport;
+  let url = first;
+  for (;;) {
+    page = checked(await (await get(url, token, 'usage')).json(), url.href);
+    for (const operation of page.operations) operations.set(operation.hash, operation);
+    counts.push(...page.counts);
+    if (!page.next) break;
+    if (seen.has(page.next)) throw new CannotRun(`usage from ${first.origin}: the pages do not end (a cursor came back twice)`);
+    seen.add(page.next);
+    url = new URL(first);
+    url.searchParams.set('cursor', page.next);
+  }
+  return { ...page, operations: [...operations.values()], counts, next: null };
 }
 
 async function get(url: URL, token: string | undefined, what: string): Promise<Response> {
@@ -102,7 +124,7 @@ async function get(url: URL, token: string | undefined, what: string): Promise<R
   }
   if (!response.ok)
     throw new CannotRun(
-      `${what} from ${url.origin}${url.pathname}: HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (set SCHEMA_CHECK_TOKEN to a token allowed admin.usage)' : ''}`,
+      `${what} from ${url.origin}${url.pathname}: HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (set SCHEMA_CHECK_TOKEN to a token with the scope admin.usage)' : ''}`,
     );
   return response;
 }

@@ -25,8 +25,14 @@ describe('built-in requirements', () => {
     expect(() => authorizer.authorize(caller(['records:read']), 'records.query')).not.toThrow();
   });
 
+  test('the usage paths need the scope admin.usage, whatever else the caller holds', () => {
+    expect(authorizer.requirement('admin.usage')).toEqual({ scopes: ['admin.usage'], roles: [] });
+    expect(forbidden(() => authorizer.authorize(caller(['records:read', 'records:write']), 'admin.usage')).message).toBe('admin.usage requires scope admin.usage');
+    expect(() => authorizer.authorize(caller(['admin.usage']), 'admin.usage')).not.toThrow();
+  });
+
   test('every other operation needs authentication only', () => {
-    const others = OPERATIONS.filter((operation) => !operation.startsWith('records.') || operation === 'records.grant');
+    const others = OPERATIONS.filter((operation) => (!operation.startsWith('records.') || operation === 'records.grant') && operation !== 'admin.usage');
     expect(others).toContain('models.validate');
     for (const operation of others) expect(() => authorizer.authorize(caller([]), operation)).not.toThrow();
   });

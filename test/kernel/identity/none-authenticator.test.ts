@@ -25,6 +25,7 @@ describe('none mode', () => {
     const authorizer = new Authorizer();
     expect(() => authorizer.authorize(identity, 'records.create')).not.toThrow();
     expect(() => authorizer.authorize(identity, 'records.query')).not.toThrow();
+    expect(() => authorizer.authorize(identity, 'admin.usage')).not.toThrow();
   });
 
   test('scopes set: exactly those', async () => {
@@ -33,5 +34,7 @@ describe('none mode', () => {
     const authorizer = new Authorizer(config.policy);
     expect(() => authorizer.authorize(identity, 'records.read')).not.toThrow();
     expect(() => authorizer.authorize(identity, 'records.create')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    // The usage paths too: a local identity given scopes reads usage only when they name admin.usage.
+    expect(() => authorizer.authorize(identity, 'admin.usage')).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
   });
 });

@@ -7,7 +7,7 @@ import { loadMigrations, migrate } from '../../../../subgraphs/models/store/migr
 import { canonicalJson } from '../../../../kernel/records/canonical-json.js';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
 import { payloadNumbers } from '../../../../subgraphs/models/domain/records/record-numbers.js';
-import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
+import { backendsUnderTest, createDatabase, migratedBefore, onDatabase } from './support.js';
 import type { Backend, TestDatabase } from './support.js';
 
 const backends = await backendsUnderTest();
@@ -78,20 +78,12 @@ describe.each(backends)('migrations on %s', (backend) => {
   });
 
   test('record namespaces: the records stored before are in their tenant, with every key, grant and number kept', async () => {
-    const migrations = await loadMigrations(backend);
-    const index = migrations.findIndex((migration) => migration.name.endsWith('_record_namespaces'));
-    // A database at the version before, as the migrator left it: the earlier migrations, recorded.
-    for (const migration of migrations.slice(0, index)) await onDatabase(backend, database.url, migration.sql);
+    const pending = await migratedBefore(backend, database.url, 'record_namespaces');
     const instant = backend === 'postgresql' ? "'2025-01-01T00:00:00Z'" : '1735689600000';
     await onDatabase(
       backend,
       database.url,
       `
-      CREATE TABLE _store_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL);
-      ${migrations
-        .slice(0, index)
-        .map((m) => `INSERT INTO _store_migrations VALUES ('${m.name}', '${m.checksum}', '2025-01-01');`)
-        .join('\n')}
       INSERT INTO records (id, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
         VALUES ('in-acme', 'm', '1', '{"n":1}', 'alice', 'acme', ${instant}, ${instant}), ('no-tenant', 'm', '1', '{"n":2}', 'lou', NULL, ${instant}, ${instant});
       INSERT INTO idempotency_keys (scope, key, fingerprint, record_id, created_at, expires_at)
@@ -100,7 +92,7 @@ describe.each(backends)('migrations on %s', (backend) => {
       INSERT INTO record_numbers (record_id, path, value) VALUES ('in-acme', 'n', 1), ('no-tenant', 'n', 2);`,
     );
 
-    expect(await migrate(backend, database.url)).toEqual(migrations.slice(index).map((m) => m.name));
+    expect(await migrate(backend, database.url)).toEqual(pending);
     const rows = (sql: string) => onDatabase(backend, database.url, sql);
     expect(await rows('SELECT id, namespace, tenant_id FROM records ORDER BY id')).toEqual([
       { id: 'in-acme', namespace: 'acme', tenant_id: 'acme' },
@@ -118,26 +110,19 @@ describe.each(backends)('migrations on %s', (backend) => {
   });
 
   test('record tie_break: the records stored before each draw one, and keep their grants and numbers', async () => {
-    const migrations = await loadMigrations(backend);
-    const index = migrations.findIndex((migration) => migration.name.endsWith('_record_tie_break'));
-    for (const migration of migrations.slice(0, index)) await onDatabase(backend, database.url, migration.sql);
+    const pending = await migratedBefore(backend, database.url, 'record_tie_break');
     const instant = backend === 'postgresql' ? "'2025-01-01T00:00:00Z'" : '1735689600000';
     await onDatabase(
       backend,
       database.url,
       `
-      CREATE TABLE _store_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL);
-      ${migrations
-        .slice(0, index)
-        .map((m) => `INSERT INTO _store_migrations VALUES ('${m.name}', '${m.checksum}', '2025-01-01');`)
-        .join('\n')}
       INSERT INTO records (id, namespace, model, version, payload, created_by_sub, tenant_id, created_at, updated_at)
         VALUES ('same', 'acme', 'm', '1', '{"n":1}', 'alice', 'acme', ${instant}, ${instant}), ('same', 'globex', 'm', '1', '{"n":2}', 'bob', 'globex', ${instant}, ${instant});
       INSERT INTO record_grants (record_id, record_namespace, grantee_kind, grantee, created_at) VALUES ('same', 'globex', 'subject', 'alice', ${instant});
       INSERT INTO record_numbers (record_id, record_namespace, path, value) VALUES ('same', 'acme', 'n', 1), ('same', 'globex', 'n', 2);`,
     );
 
-    expect(await migrate(backend, database.url)).toEqual(migrations.slice(index).map((m) => m.name));
+    expect(await migrate(backend, database.url)).toEqual(pending);
     const rows = (sql: string) => onDatabase(backend, database.url, sql);
     const draws = (await rows('SELECT tie_break FROM records')).map(({ tie_break }) => Number(tie_break));
     expect(draws.every((draw) => Number.isSafeInteger(draw) && draw >= 0)).toBe(true);

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Backend, SqlDialect } from '../../../../subgraphs/models/store/sql/sql-dialect.js';
 import { postgresqlDialect } from '../../../../subgraphs/models/store/sql/postgresql-dialect.js';
 import { sqliteDialect } from '../../../../subgraphs/models/store/sql/sqlite-dialect.js';
+import { loadMigrations } from '../../../../subgraphs/models/store/migrator.js';
 
 export type { Backend };
 
@@ -100,4 +101,26 @@ export async function onDatabase(backend: Backend, url: string, sql: string, val
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A database at the version before the migration whose name ends with `_<name>`, as the migrator
+ * left it: every earlier migration applied and recorded in `_store_migrations`. Returns the names
+ * of that migration and those after it, what the next `migrate` applies.
+ */
+export async function migratedBefore(backend: Backend, url: string, name: string): Promise<string[]> {
+  const migrations = await loadMigrations(backend);
+  const index = migrations.findIndex((migration) => migration.name.endsWith(`_${name}`));
+  if (index < 0) throw new Error(`no migration *_${name}`);
+  for (const migration of migrations.slice(0, index)) await onDatabase(backend, url, migration.sql);
+  await onDatabase(
+    backend,
+    url,
+    `CREATE TABLE _store_migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL);
+    ${migrations
+      .slice(0, index)
+      .map((m) => `INSERT INTO _store_migrations VALUES ('${m.name}', '${m.checksum}', '2025-01-01');`)
+      .join('\n')}`,
+  );
+  return migrations.slice(index).map((m) => m.name);
 }
