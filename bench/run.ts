@@ -17,6 +17,7 @@ import { benchSoak } from './soak.bench.js';
 import { benchGrowth } from './growth.bench.js';
 import { benchMemory } from './memory.bench.js';
 import { benchGraphqlLimits } from './graphql-limits.bench.js';
+import { benchEntities } from './entities.bench.js';
 import { benchScale } from './scale.bench.js';
 import { benchWorkers } from './workers.bench.js';
 import { benchSchemaCheck, benchUsage } from './usage.bench.js';
@@ -36,6 +37,8 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'budget', run: benchBudget },
   { prefix: 'gateway.plan', run: benchPlanning },
   { prefix: 'graphql', run: benchGraphqlLimits },
+  // graphql.entities.*: its own prefix, so that it runs without the hostile documents
+  { prefix: 'graphql.entities', run: benchEntities },
   { prefix: 'records', run: benchRecords },
   { prefix: 'growth', run: benchGrowth },
   { prefix: 'memory', run: benchMemory },

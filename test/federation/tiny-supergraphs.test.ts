@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DomainError } from '../../kernel/errors.js';
 import { toGraphQLError } from '../../kernel/graphql/graphql-errors.js';
 import { type TinyFederation, type TinySubgraph, startTinyFederation, remoteSubgraph } from './tiny-federation.js';
+import { GATEWAY_EXECUTOR } from '../support/executor-mode.js';
 
 /**
  * Federation semantics through our gateway wiring (composition, query planning, in-process data
@@ -88,7 +89,7 @@ describe('a tiny supergraph behind our gateway', () => {
   });
   afterAll(() => shop?.stop());
 
-  const cases: Array<{ name: string; query: string; expected: unknown }> = [
+  const cases: Array<{ name: string; query: string; expected: unknown; plannedOnly?: true }> = [
     {
       name: 'entity resolution: one product, fields from three subgraphs',
       query: '{ product(id: "lamp") { name reviews { stars } summary shippingCost } }',
@@ -110,6 +111,26 @@ describe('a tiny supergraph behind our gateway', () => {
       name: '@requires: the weight is fetched from products, though the client did not ask for it',
       query: '{ product(id: "desk") { shippingCost } }',
       expected: { data: { product: { shippingCost: 60 } } },
+    },
+    {
+      name: 'aliases on the key and the required field (issue 35): each fetch asks for them under their own names',
+      plannedOnly: true,
+      query: '{ products { weight: id id: name name: weight shippingCost summary } }',
+      expected: {
+        data: {
+          products: [
+            { weight: 'lamp', id: 'Lamp', name: 2, shippingCost: 6, summary: 'lamp: 4 stars' },
+            { weight: 'desk', id: 'Desk', name: 20, shippingCost: 60, summary: null },
+          ],
+        },
+        errors: [contractErrorBody('RECORD_NOT_FOUND', 'no summary for desk', ['products', 1, 'summary'])],
+      },
+    },
+    {
+      name: 'the key and the required field swapped on one entity',
+      plannedOnly: true,
+      query: '{ product(id: "lamp") { id: weight weight: id shippingCost } }',
+      expected: { data: { product: { id: 2, weight: 'lamp', shippingCost: 6 } } },
     },
     {
       name: '@provides: the name comes with the review',
@@ -149,7 +170,10 @@ describe('a tiny supergraph behind our gateway', () => {
     },
   ];
 
-  test.each(cases)('$name', async ({ query, expected }) => {
+  // `plannedOnly`: answered wrong by @apollo/gateway's own executor (GATEWAY_EXECUTOR=apollo), which
+  // plans and fetches the client's aliases as they come (issue 35; planned-operations.test.ts
+  // compares the two).
+  test.each(cases.filter((c) => GATEWAY_EXECUTOR === 'planned' || !c.plannedOnly))('$name', async ({ query, expected }) => {
     const answer = await shop.query(query);
     expect(answer.json).toEqual(expected);
   });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ENTITY_LOOKUP_WEIGHT } from '../../pipeline/limits/cost.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 import { bearer } from '../support/edges.js';
 import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
@@ -105,7 +106,7 @@ describe('at a subgraph port called directly (PROCESS_ROLE=subgraph)', () => {
     const representations = Array.from({ length: 15_000 }, (_, i) => ({ __typename: 'Record', id: `record-${String(i).padStart(6, '0')}` }));
     const answer = await direct({ query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Record { id payload } } }', variables: { r: representations } });
     await expectRefusedByCost(answer, '_entities.payload');
-    expect(answer.json.errors[0].extensions.details.actual).toBe(15_000 * (10 + 30));
+    expect(answer.json.errors[0].extensions.details.actual).toBe(15_000 * (ENTITY_LOOKUP_WEIGHT + 30));
   });
 
   test('a few representations run', async () => {

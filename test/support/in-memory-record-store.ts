@@ -74,6 +74,10 @@ export class InMemoryRecordStore implements RecordStore {
     return found === undefined ? null : structuredClone(found.record);
   }
 
+  async getRecords(ids: readonly string[], viewer: Principal): Promise<Array<StoredRecord | null>> {
+    return Promise.all(ids.map((id) => this.getRecord(id, viewer)));
+  }
+
   async queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]> {
     this.requireOpen();
     if (filter.sort.length > 0) throw new Error('the in-memory record store keeps the default order only');

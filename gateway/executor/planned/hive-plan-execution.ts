@@ -271,12 +271,15 @@ function select(schema: GraphQLSchema, source: Entity | null, selections: readon
   return result;
 }
 
-/** Applies value setters and key renamers in order; a value setter builds new objects along its path. */
+/**
+ * Applies value setters and key renamers in order. Each builds new objects and lists along its path
+ * and leaves what it was given as it was: a received answer may be shared (answer-cache.ts, frozen)
+ * or still be another fetch's data.
+ */
 function rewritten(schema: GraphQLSchema, value: unknown, rewrites: readonly FetchRewrite[] | undefined): unknown {
   let current = value;
   for (const rewrite of rewrites ?? []) {
-    // Renaming writes in place: a shared answer (answer-cache.ts) is copied first.
-    if ('KeyRenamer' in rewrite) renameKey(schema, (current = Object.isFrozen(current) ? structuredClone(current) : current), rewrite.KeyRenamer.path, rewrite.KeyRenamer.renameKeyTo);
+    if ('KeyRenamer' in rewrite) current = renameKey(schema, current, rewrite.KeyRenamer.path, rewrite.KeyRenamer.renameKeyTo);
     else {
       const setter = 'ValueSetter' in rewrite ? rewrite.ValueSetter : rewrite;
       current = setValue(schema, current, setter.path, setter.setValueTo);
@@ -286,32 +289,45 @@ function rewritten(schema: GraphQLSchema, value: unknown, rewrites: readonly Fet
 }
 
 function setValue(schema: GraphQLSchema, value: unknown, path: readonly FetchNodePathSegment[], to: string): unknown {
-  if (Array.isArray(value)) return value.map((element) => setValue(schema, element, path, to));
-  const [head, ...rest] = path;
-  if (head === undefined) return to;
-  if (value === null || typeof value !== 'object') return value;
-  const object = value as Entity;
-  if ('TypenameEquals' in head) return typenameMatches(schema, object, head.TypenameEquals) ? setValue(schema, object, rest, to) : object;
-  if (rest.length === 0) return object[head.Key] === to ? object : { ...object, [head.Key]: to };
-  const nested = object[head.Key];
-  return nested === null || nested === undefined ? object : { ...object, [head.Key]: setValue(schema, nested, rest, to) };
+  return along(
+    schema,
+    value,
+    path,
+    (object, key) => (object[key] === to ? object : { ...object, [key]: to }),
+    () => to,
+  );
 }
 
-function renameKey(schema: GraphQLSchema, value: unknown, path: readonly FetchNodePathSegment[], to: string): void {
-  if (Array.isArray(value)) return value.forEach((element) => renameKey(schema, element, path, to));
+/** The value with the key at the end of `path` renamed `to` (moved last, as a rename in place moved it). */
+function renameKey(schema: GraphQLSchema, value: unknown, path: readonly FetchNodePathSegment[], to: string): unknown {
+  return along(schema, value, path, (object, key) => {
+    if (!Object.hasOwn(object, key)) return object;
+    const { [key]: renamed, ...others } = object;
+    return { ...others, [to]: renamed };
+  });
+}
+
+/**
+ * `change` applied to each object reached at the last key of `path` (every element of a list on the
+ * way, objects passing its `TypenameEquals` segments), with new objects along the path to it;
+ * `atEnd` for a value the path ends on.
+ */
+function along(
+  schema: GraphQLSchema,
+  value: unknown,
+  path: readonly FetchNodePathSegment[],
+  change: (object: Entity, key: string) => Entity,
+  atEnd: (value: unknown) => unknown = (value) => value,
+): unknown {
+  if (Array.isArray(value)) return value.map((element) => along(schema, element, path, change, atEnd));
   const [head, ...rest] = path;
-  if (head === undefined || value === null || typeof value !== 'object') return;
+  if (head === undefined) return atEnd(value);
+  if (value === null || typeof value !== 'object') return value;
   const object = value as Entity;
-  if ('TypenameEquals' in head) {
-    if (typenameMatches(schema, object, head.TypenameEquals)) renameKey(schema, object, rest, to);
-  } else if (rest.length === 0) {
-    if (Object.hasOwn(object, head.Key)) {
-      object[to] = object[head.Key];
-      delete object[head.Key];
-    }
-  } else {
-    renameKey(schema, object[head.Key], rest, to);
-  }
+  if ('TypenameEquals' in head) return typenameMatches(schema, object, head.TypenameEquals) ? along(schema, object, rest, change, atEnd) : object;
+  if (rest.length === 0) return change(object, head.Key);
+  const nested = object[head.Key];
+  return nested === null || nested === undefined ? object : { ...object, [head.Key]: along(schema, nested, rest, change, atEnd) };
 }
 
 /** A `TypenameEquals` segment: an object without `__typename` passes (it is the type the plan expects there). */

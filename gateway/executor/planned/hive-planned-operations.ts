@@ -8,6 +8,7 @@ import type { SubgraphClient } from '../subgraph-client.js';
 import { type HivePlanNode, type HivePlanRun, executeHivePlan, isExecutableHivePlan } from './hive-plan-execution.js';
 import { answer, operationShape, sendsClientSelection } from './planned-operations.js';
 import type { ResultShape } from './result-shaping.js';
+import { ClientAliases } from './client-aliases.js';
 
 /** What every request of an operation needs: its Hive plan and its answer's shape, compiled once. */
 interface HivePlannedOperation {
@@ -15,6 +16,8 @@ interface HivePlannedOperation {
   node: HivePlanNode | undefined;
   shape: ResultShape;
   passThrough: boolean;
+  /** Whether aliases were renamed for the planner (client-aliases.ts): the fetches' errors then get the client's names back. */
+  renamed: boolean;
 }
 
 /** An operation Hive's planner refuses: every request of it gets this error. */
@@ -35,6 +38,9 @@ export const QUERY_PLANNING_FAILED = 'QUERY_PLANNING_FAILED';
  * kept per parsed document and operation name, as PlannedOperations keeps @apollo/gateway's; the
  * first requests of an operation arriving together share one planning.
  *
+ * The document planned is the client's with the aliases that could meet the planner's own fields
+ * renamed (client-aliases.ts); shaping gives the answer the client's names back.
+ *
  * An operation Hive's planner cannot plan (say, a field of a non-resolvable interface object) is
  * answered with a QUERY_PLANNING_FAILED error rather than a wrong `null` (issue 28). Introspection,
  * `@defer` and subscriptions stay with @apollo/gateway, planned by Apollo's planner.
@@ -51,6 +57,7 @@ export class HivePlannedOperations implements OperationExecutor {
   private readonly planner: QueryPlanner;
   private federationApiSchema: Schema | undefined;
   private readonly hidesElements: boolean;
+  private readonly aliases: ClientAliases;
 
   constructor(
     Planner: HivePlannerClass,
@@ -58,6 +65,7 @@ export class HivePlannedOperations implements OperationExecutor {
     private readonly supergraphSdl: string,
   ) {
     this.planner = new Planner(supergraphSdl);
+    this.aliases = new ClientAliases(supergraphSdl);
     this.hidesElements = /(?<!directive )@inaccessible\b/.test(supergraphSdl);
   }
 
@@ -76,7 +84,7 @@ export class HivePlannedOperations implements OperationExecutor {
     const run: HivePlanRun = { subgraphs, context: request.context, variables, coerced, schema: this.apiSchema, errors: [] };
     const gathered = planned.node ? await executeHivePlan(run, planned.node) : Object.create(null);
     if (planned.passThrough && run.errors.length === 0 && Object.keys(gathered).length > 0) return { data: gathered };
-    return answer(run.errors, planned.shape, gathered, variables);
+    return answer(planned.renamed ? this.aliases.clientErrors(run.errors) : run.errors, planned.shape, gathered, variables);
   }
 
   /**
@@ -100,20 +108,21 @@ export class HivePlannedOperations implements OperationExecutor {
   private async plan(document: DocumentNode, operationName: string | undefined, signal: AbortSignal | undefined): Promise<HivePlannedOperation | Unplannable | null | typeof STOPPED> {
     const operation = getOperationAST(document, operationName);
     if (!operation) return null;
+    const planned = this.aliases.planned(document);
     this.federationApiSchema ??= Supergraph.build(this.supergraphSdl).apiSchema();
     // Introspection and what shaping leaves to the gateway are not planned here.
-    const shape = operationShape(this.apiSchema, this.federationApiSchema, document, operation);
+    const shape = operationShape(this.apiSchema, this.federationApiSchema, planned, getOperationAST(planned, operationName)!, (name) => this.aliases.clientName(name));
     if (!shape) return null;
     // Hive's planner listens for the signal's abort, which a signal aborted already never sends again.
     if (signal?.aborted) return STOPPED;
     let node: HivePlanNode | undefined;
     try {
-      ({ node } = await this.planner.planAsync(print(document), operationName ?? null, new Set(), 0, signal));
+      ({ node } = await this.planner.planAsync(print(planned), operationName ?? null, new Set(), 0, signal));
     } catch {
       if (signal?.aborted) return STOPPED;
       return { error: new GraphQLError('This operation cannot be planned across the subgraphs.', { extensions: { code: QUERY_PLANNING_FAILED } }) };
     }
     if (node && !isExecutableHivePlan(node)) return null;
-    return { operation, node, shape, passThrough: !this.hidesElements && sendsClientSelection(node, operation) };
+    return { operation, node, shape, passThrough: !this.hidesElements && sendsClientSelection(node, operation), renamed: planned !== document };
   }
 }

@@ -41,7 +41,10 @@ type Condition = (variables: Record<string, unknown>) => boolean;
 
 interface FieldSelection {
   kind: 'field';
+  /** Its name in the client's answer. */
   responseName: string;
+  /** Its name in the gathered data: the response name of the planned document (client-aliases.ts). */
+  inputName: string;
   isTypename: boolean;
   value: ValueShape;
   selections: Selection[] | null;
@@ -65,18 +68,20 @@ interface FragmentSelection {
 type Selection = FieldSelection | FragmentSelection;
 
 /**
- * `operation` is federation-internals' model of the client operation, as @apollo/gateway's
- * `executeQueryPlan` builds it (`operationFromDocument` over the API schema). Null when it selects
- * something this shaping leaves to the gateway (introspection).
+ * `operation` is federation-internals' model of the operation planned, as @apollo/gateway's
+ * `executeQueryPlan` builds it (`operationFromDocument` over the API schema); `clientName`, the
+ * client's response name of each of its response names (which differ where the client's aliases
+ * were renamed for the planner: client-aliases.ts). Null when it selects something this shaping
+ * leaves to the gateway (introspection).
  */
-export function compileResultShape(schema: GraphQLSchema, operation: Operation): ResultShape | null {
+export function compileResultShape(schema: GraphQLSchema, operation: Operation, clientName: (name: string) => string = (name) => name): ResultShape | null {
   const rootType = schema.getRootType(operation.rootKind as OperationTypeNode);
   if (!rootType) return null;
   const conditionVariables = new Set<string>();
   const defaults = operation.collectDefaultedVariableValues();
   let selections: Selection[];
   try {
-    selections = compileSelectionSet(schema, operation.selectionSet, conditionVariables);
+    selections = compileSelectionSet(schema, operation.selectionSet, conditionVariables, clientName);
   } catch (error) {
     if (error === UNSUPPORTED) return null;
     throw error;
@@ -98,30 +103,30 @@ export function compileResultShape(schema: GraphQLSchema, operation: Operation):
 
 const UNSUPPORTED = Symbol('unsupported selection');
 
-function compileSelectionSet(schema: GraphQLSchema, selectionSet: SelectionSet, conditionVariables: Set<string>): Selection[] {
+function compileSelectionSet(schema: GraphQLSchema, selectionSet: SelectionSet, conditionVariables: Set<string>, clientName: (name: string) => string): Selection[] {
   const parentType = schema.getType(selectionSet.parentType.name);
   if (!parentType || !isCompositeType(parentType)) throw UNSUPPORTED;
   const selections = selectionSet.selections().map((selection): Selection => {
     const included = compileCondition(selection.element, conditionVariables);
-    if (selection.kind === 'FieldSelection') return compileField(schema, selection.element, selection.selectionSet, parentType, conditionVariables, included);
+    if (selection.kind === 'FieldSelection') return compileField(schema, selection.element, selection.selectionSet, parentType, conditionVariables, included, clientName);
     const typeName = selection.element.typeCondition?.name;
     const typeCondition = typeName === undefined ? null : schema.getType(typeName);
     if (typeCondition !== null && !isCompositeType(typeCondition)) throw UNSUPPORTED;
-    return { kind: 'fragment', typeCondition, selections: compileSelectionSet(schema, selection.selectionSet, conditionVariables), included };
+    return { kind: 'fragment', typeCondition, selections: compileSelectionSet(schema, selection.selectionSet, conditionVariables, clientName), included };
   });
   if (selections.every(isPlainField)) PLAIN.add(selections);
   return selections;
 }
 
 /**
- * Selection sets of fields only (no fragment, `__typename` or condition), whose own fields' selection
- * sets are plain too: data that has exactly their fields, in order, with valid values, is already
- * its own answer (`adoptable`).
+ * Selection sets of fields only (no fragment, `__typename`, condition or renamed alias), whose own
+ * fields' selection sets are plain too: data that has exactly their fields, in order, with valid
+ * values, is already its own answer (`adoptable`).
  */
 const PLAIN = new WeakSet<Selection[]>();
 
 function isPlainField(selection: Selection): boolean {
-  return selection.kind === 'field' && !selection.isTypename && !selection.included && (!selection.selections || PLAIN.has(selection.selections));
+  return selection.kind === 'field' && !selection.isTypename && !selection.included && selection.inputName === selection.responseName && (!selection.selections || PLAIN.has(selection.selections));
 }
 
 function compileField(
@@ -131,18 +136,20 @@ function compileField(
   parentType: GraphQLCompositeType,
   conditionVariables: Set<string>,
   included: Condition | null,
+  clientName: (name: string) => string,
 ): FieldSelection {
-  const responseName = field.responseName();
+  const inputName = field.responseName();
+  const responseName = clientName(inputName);
   // Answers are plain objects (JSON.stringify is faster on them than on prototype-less ones), so
   // a response name that an object inherits (`constructor`, `__proto__`) stays with the gateway.
   if (responseName in Object.prototype) throw UNSUPPORTED;
-  if (field.name === '__typename') return { kind: 'field', responseName, isTypename: true, value: valueShape(GraphQLString), selections: null, included };
+  if (field.name === '__typename') return { kind: 'field', responseName, inputName, isTypename: true, value: valueShape(GraphQLString), selections: null, included };
   // `__schema` and `__type` are answered by the gateway's introspection handling.
   if (field.definition.isSchemaIntrospectionField() || !('getFields' in parentType)) throw UNSUPPORTED;
   const definition = parentType.getFields()[field.name];
   if (!definition) throw UNSUPPORTED;
-  const selections = selectionSet ? compileSelectionSet(schema, selectionSet, conditionVariables) : null;
-  return { kind: 'field', responseName, isTypename: false, value: valueShape(definition.type), selections, included };
+  const selections = selectionSet ? compileSelectionSet(schema, selectionSet, conditionVariables, clientName) : null;
+  return { kind: 'field', responseName, inputName, isTypename: false, value: valueShape(definition.type), selections, included };
 }
 
 function valueShape(type: GraphQLOutputType): ValueShape {
@@ -198,19 +205,19 @@ function applySelections(run: ShapingRun, input: Record<string, unknown>, select
       if (applySelections(run, input, selection.selections, output, selection.typeCondition ?? parentType)) return true;
       continue;
     }
-    const { responseName } = selection;
+    const { responseName, inputName } = selection;
     const outputValue = output[responseName];
     if (selection.isTypename) {
       if (outputValue !== undefined) continue;
-      let inputValue = ownValue(input, responseName) ?? null;
-      if (inputValue === null && responseName !== '__typename') inputValue = input.__typename ?? null;
+      let inputValue = ownValue(input, inputName) ?? null;
+      if (inputValue === null && inputName !== '__typename') inputValue = input.__typename ?? null;
       const type = typeof inputValue === 'string' ? (run.schema.getType(inputValue) ?? parentType) : parentType;
       if (!isObjectType(type)) return true;
       output[responseName] = type.name;
       continue;
     }
     run.path.push(responseName);
-    output[responseName] = updateValue(run, outputValue, selection.value, ownValue(input, responseName) ?? null, selection.selections, parentType);
+    output[responseName] = updateValue(run, outputValue, selection.value, ownValue(input, inputName) ?? null, selection.selections, parentType);
     run.path.pop();
     if (run.flags & INVALID) return true;
   }

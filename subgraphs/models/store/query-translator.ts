@@ -283,15 +283,20 @@ export function selectRecord(dialect: SqlDialect, { id, namespace }: RecordKey):
 }
 
 /**
- * The record with that id that `viewer` may read. Two may be visible when a grant shares another
- * tenant's record with an id the viewer's own tenant also holds: the viewer's own namespace wins,
- * then the first namespace in code point order, so that an id always names the same record.
+ * The records with those ids that `viewer` may read: every visible one, in no order (the store picks
+ * the one each id names, `preferredRows`). Within `payloadsLeft` payload characters, as a page is
+ * read (withinPayloads): the database measures the payloads first and sends them only when their sum
+ * is within what is left; otherwise every one is withheld (NULL), and `payload_chars` says what it
+ * would have cost, so that a batch past the budget is refused without its payloads leaving the database.
  */
-export function selectVisibleRecord(dialect: SqlDialect, id: string, viewer: Principal): SqlStatement {
+export function selectVisibleRecords(dialect: SqlDialect, ids: readonly string[], viewer: Principal, payloadsLeft?: number): SqlStatement {
   const sql = new SqlWriter(dialect);
-  const own = sql.text(recordNamespace(viewer));
-  const { sql: text, values } = recordsWhere(sql, `r.id = ${sql.text(id)} AND (${visibleTo(sql, viewer)})`);
-  return { sql: `${text} ORDER BY CASE WHEN r.namespace = ${own} THEN 0 ELSE 1 END, ${sql.dialect.collated('r.namespace')} LIMIT 1`, values };
+  const where = `r.id IN (${ids.map((id) => sql.text(id)).join(', ')}) AND (${visibleTo(sql, viewer)})`;
+  if (payloadsLeft === undefined) return recordsWhere(sql, where);
+  const measured = `SELECT r.id, r.namespace, length(${dialect.payloadText}) AS payload_chars FROM records r WHERE ${where}`;
+  const priced = `SELECT m.*, SUM(m.payload_chars) OVER () AS batch_chars FROM (${measured}) m`;
+  const payload = `CASE WHEN m.batch_chars <= ${sql.integer(payloadsLeft)} THEN ${dialect.payloadText} END`;
+  return { sql: `SELECT ${recordColumns(dialect, payload)}, m.payload_chars FROM (${priced}) m JOIN records r ON ${sameRecord('m')}`, values: sql.values };
 }
 
 function recordsWhere(sql: SqlWriter, where: string): SqlStatement {

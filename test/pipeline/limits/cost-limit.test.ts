@@ -1,4 +1,4 @@
-import { operationCost } from '../../../pipeline/limits/cost.js';
+import { ENTITY_LOOKUP_WEIGHT, operationCost } from '../../../pipeline/limits/cost.js';
 import { operationOf, refusalOf } from './limit-harness.js';
 
 const costOf = (query: string, variables: Record<string, unknown> = {}) => operationCost(operationOf(query, variables)).cost;
@@ -72,9 +72,9 @@ describe("operation cost (GRAPHQL_MAX_COST), from the schema's @cost and @listSi
 
   // Issue 24: a subgraph port's `_entities` is as long as its representations, each a lookup of its own.
   test.each([
-    ['query($r: [JSON!]!) { _entities(representations: $r) { ... on Part { id } } }', { r: Array.from({ length: 15_000 }, (_, i) => ({ __typename: 'Part', id: i })) }, 150_000],
-    ['query($r: [JSON!]!) { _entities(representations: $r) { ... on Part { maker { id } } } }', { r: [{}, {}] }, 22],
-    ['{ _entities(representations: [{ __typename: "Part", id: 1 }]) { __typename } }', {}, 10],
+    ['query($r: [JSON!]!) { _entities(representations: $r) { ... on Part { id } } }', { r: Array.from({ length: 15_000 }, (_, i) => ({ __typename: 'Part', id: i })) }, 15_000 * ENTITY_LOOKUP_WEIGHT],
+    ['query($r: [JSON!]!) { _entities(representations: $r) { ... on Part { maker { id } } } }', { r: [{}, {}] }, 2 * (ENTITY_LOOKUP_WEIGHT + 1)],
+    ['{ _entities(representations: [{ __typename: "Part", id: 1 }]) { __typename } }', {}, ENTITY_LOOKUP_WEIGHT],
   ])('%s costs %d', (query, variables, cost) => {
     expect(costOf(query, variables)).toBe(cost);
   });

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { Supergraph } from '@apollo/federation-internals';
 import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, parse, validate } from 'graphql';
 import { readCommittedSupergraph } from '../../../gateway/compose.js';
-import { type OperationCost, operationCost } from '../../../pipeline/limits/cost.js';
+import { ENTITY_LOOKUP_WEIGHT, type OperationCost, operationCost } from '../../../pipeline/limits/cost.js';
 import { DemandDirectives, declareDemand } from '../../../pipeline/limits/demand-directives.js';
 import { fragmentsOf } from '../../../pipeline/limits/measure.js';
 import { projectPath } from '../../../kernel/project.js';
@@ -101,11 +101,11 @@ describe('what the defaults let through and what they refuse (GRAPHQL_MAX_COST 5
 });
 
 describe('a subgraph port reads the directives of its own schema', () => {
-  test('`_entities` is as long as its representations (15,000 from the variables: 150,000)', async () => {
+  test('`_entities` is as long as its representations (15,000 from the variables, each ENTITY_LOOKUP_WEIGHT)', async () => {
     const models = await subgraphSchemaForComposition('models');
     const representations = Array.from({ length: 15_000 }, (_, i) => ({ __typename: 'Record', id: `r${i}` }));
     const query = parse('query($r: [_Any!]!) { _entities(representations: $r) { ... on Record { id } } }');
-    expect(costIn(models, query, { r: representations })).toEqual({ cost: 150_000, path: ['_entities'] });
+    expect(costIn(models, query, { r: representations })).toEqual({ cost: 15_000 * ENTITY_LOOKUP_WEIGHT, path: ['_entities'] });
     expect(costIn(models, parse('{ records { nodes { payload } } }'))).toEqual({ cost: 3_101, path: ['records', 'nodes', 'payload'] });
   });
 });

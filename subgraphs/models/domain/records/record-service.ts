@@ -95,6 +95,11 @@ export class RecordService {
     return this.store.getRecord(id, caller, budget);
   }
 
+  /** `find` of each id, in their order, read together. */
+  async findMany(caller: Principal, ids: readonly string[], budget?: ReadBudget): Promise<Array<StoredRecord | null>> {
+    return this.store.getRecords(ids, caller, budget);
+  }
+
   /**
    * A page of the records the caller may read that meet the query, in its order (ties by creation,
    * then id), with a cursor per record. `keysOnly`: the caller needs only where the page stands

@@ -39,6 +39,8 @@ export interface RecordStore {
    * id the viewer's own namespace also holds, the viewer's own is the one meant.
    */
   getRecord(id: string, viewer: Principal, budget?: ReadBudget): Promise<StoredRecord | null>;
+  /** `getRecord` of each id, in their order, in as few reads as the store can (federation's entity lookups come in batches). */
+  getRecords(ids: readonly string[], viewer: Principal, budget?: ReadBudget): Promise<Array<StoredRecord | null>>;
   /** The records `viewer` may read that match the filter; `within` limits them to one model version. */
   queryRecords(filter: RecordFilter, viewer: Principal, within: ModelVersion | null): Promise<StoredRecord[]>;
   /**

@@ -5,7 +5,7 @@ import type { StorePage } from '../../../../subgraphs/models/domain/records/reco
 import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordQuery, RecordStore } from '../../../../subgraphs/models/domain/records/record-store.js';
 import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
-import { type Slice, translateRead } from '../../../../subgraphs/models/store/query-translator.js';
+import { type Slice, selectVisibleRecords, translateRead } from '../../../../subgraphs/models/store/query-translator.js';
 import { DIALECTS, backendsUnderTest, createDatabase, onDatabase } from './support.js';
 import type { TestDatabase } from './support.js';
 
@@ -75,6 +75,17 @@ describe.each(backends)('a page within the payloads a request may still read, on
     const rows = await sent({ limit: 20 });
     expect(rows.slice(0, 19).every((row) => typeof row.payload === 'string')).toBe(true);
     expect(rows[19]).toMatchObject({ id: 'r29', payload: null, payload_chars: (rows[0]!.payload as string).length });
+  });
+
+  test('a batch of ids (federation entity lookups) is held to the same bytes: past them refused, none sent; within them whole', async () => {
+    const ids = Array.from({ length: 25 }, (_, i) => `r${10 + i}`);
+    await expect(store.getRecords(ids, alice, budget())).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE', details: { limit: BYTES, measure: 'bytes' } });
+    const { sql, values } = selectVisibleRecords(DIALECTS[backend], ids, alice, BYTES);
+    const rows = await onDatabase(backend, database.url, sql, values);
+    expect(rows).toHaveLength(25);
+    for (const row of rows) expect(row).toMatchObject({ payload: null, payload_chars: expect.any(Number) });
+    const fitting = await store.getRecords(ids.slice(0, 19), alice, budget());
+    expect(fitting.map((record) => record?.payload)).toEqual(Array.from({ length: 19 }, (_, i) => payloadOf(10 + i)));
   });
 
   test("one request's pages share what is left: a second page of 10 after a first is refused", async () => {

@@ -186,6 +186,23 @@ describe.each(backends)('records store on %s', (backend) => {
       expect(await payloads(id, bob)).toEqual([{ whose: 'acme' }]);
     });
 
+    test('a batch of ids (federation entity lookups) answers each as getRecord does: in their order, repeated, missing, own first, then code point order', async () => {
+      const shared = randomUUID();
+      const granted = randomUUID();
+      await create(globex, randomUUID(), { whose: 'globex' }, shared);
+      await create(alice, randomUUID(), { whose: 'acme' }, shared);
+      await create(globex, randomUUID(), { whose: 'globex only' }, granted);
+      for (const owner of [globex, alice]) await store.grantRead(shared, { kind: 'subject', id: 'lou' }, owner);
+      await store.grantRead(granted, { kind: 'subject', id: 'alice' }, globex);
+      const ids = [granted, 'missing', shared, granted, '', shared];
+      const batch = await store.getRecords(ids, alice);
+      expect(batch.map((record) => record?.payload ?? null)).toEqual([{ whose: 'globex only' }, null, { whose: 'acme' }, { whose: 'globex only' }, null, { whose: 'acme' }]);
+      expect(batch).toEqual(await Promise.all(ids.map((id) => store.getRecord(id, alice))));
+      // Neither namespace is lou's: "acme" comes before "globex".
+      expect((await store.getRecords([shared], loner)).map((record) => record?.payload)).toEqual([{ whose: 'acme' }]);
+      expect(await store.getRecords([], alice)).toEqual([]);
+    });
+
     test('keys replay within their own namespace', async () => {
       const id = randomUUID();
       const key = randomUUID();
