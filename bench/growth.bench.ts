@@ -1,5 +1,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { openDatabase } from '../database/database.js';
+import { DEFAULT_DATABASE_LIMITS } from '../database/limits.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
 import { parseRecordFilter } from '../kernel/records/record-filter.js';
 import { type Figure, percentile, round } from './figures.js';
@@ -93,7 +95,7 @@ async function domainP50(run: () => Promise<unknown>): Promise<number> {
 
 /** One table grown in steps; after each step, every query shape at the store. */
 async function queryGrowth(url: string): Promise<Figure[]> {
-  const store = await openRecordStore(url);
+  const store = await openRecordStore(await openDatabase(url, { limits: DEFAULT_DATABASE_LIMITS }));
   const figures: Figure[] = [];
   try {
     let loaded = 0;

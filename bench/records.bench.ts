@@ -7,12 +7,14 @@ import { createClient } from '@libsql/client';
 import pg from 'pg';
 import { canonicalJson } from '../kernel/records/canonical-json.js';
 import type { JsonValue } from '../kernel/records/canonical-json.js';
+import { openDatabase } from '../database/database.js';
+import { DEFAULT_DATABASE_LIMITS } from '../database/limits.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
 import { type PayloadNumber, payloadNumbers } from '../subgraphs/models/domain/records/record-numbers.js';
 import { parseRecordFilter } from '../kernel/records/record-filter.js';
 import { type Principal, recordNamespace } from '../subgraphs/models/domain/records/record-store.js';
 import { type SqlStatement, translateQuery, translateRead } from '../subgraphs/models/store/query-translator.js';
-import type { Backend } from '../subgraphs/models/store/sql/sql-dialect.js';
+import type { Backend } from '../database/location.js';
 import { postgresqlDialect } from '../subgraphs/models/store/sql/postgresql-dialect.js';
 import { sqliteDialect } from '../subgraphs/models/store/sql/sqlite-dialect.js';
 import { type Figure, percentile, round } from './figures.js';
@@ -84,7 +86,7 @@ export async function benchRecords(only?: string): Promise<Figure[]> {
 // Queries -----------------------------------------------------------------------------------------
 
 async function queryFigures(backend: Backend, url: string): Promise<Figure[]> {
-  const store = await openRecordStore(url);
+  const store = await openRecordStore(await openDatabase(url, { limits: DEFAULT_DATABASE_LIMITS }));
   try {
     const loadMs = await insertAssessments(backend, url);
     const figures: Figure[] = [];

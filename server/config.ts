@@ -7,7 +7,8 @@ import type { BudgetLimits } from '../kernel/request-budget.js';
 import type { ServerLimits } from '../kernel/http/http-server.js';
 import type { CatalogLocation } from '../subgraphs/models/adapters/catalog-source.js';
 import type { FetchPolicy } from '../subgraphs/models/adapters/artifact-fetcher.js';
-import { DEFAULT_STORE_LIMITS, type StoreLimits } from '../subgraphs/models/store/store-limits.js';
+import { DEFAULT_DATABASE_LIMITS, type DatabaseLimits } from '../database/limits.js';
+import { isDatabaseUrl } from '../database/location.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
 import type { DocumentSizeLimits } from '../pipeline/limits/document-size.js';
 import type { OperationLimitValues } from '../pipeline/operation-limits.js';
@@ -58,7 +59,7 @@ export interface ModelsConfig {
   /** How long an idempotency key is remembered (DECISIONS section 3 "create"). */
   idempotencyTtlSecs: number;
   /** DATABASE_POOL_SIZE and the DATABASE_*_TIMEOUT_MS bounds of every wait on the store. */
-  storeLimits: StoreLimits;
+  storeLimits: DatabaseLimits;
   registry: RegistryConfig;
 }
 
@@ -112,7 +113,7 @@ export interface UsageConfig {
   enabled: boolean;
   /** DATABASE_URL: the records database, where every worker and replica writes its counts. */
   databaseUrl: string;
-  storeLimits: StoreLimits;
+  storeLimits: DatabaseLimits;
   /** USAGE_RETENTION_DAYS: counts and operations older than this are deleted. */
   retentionDays: number;
   /** USAGE_FLUSH_SECS: how often each process writes its counts. */
@@ -175,7 +176,7 @@ function readUsageConfig(env: Env): UsageConfig {
   return {
     enabled: optional(env, 'USAGE_REPORTING', boolean, true),
     databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
-    storeLimits: readStoreLimits(env),
+    storeLimits: readDatabaseLimits(env),
     retentionDays: optional(env, 'USAGE_RETENTION_DAYS', integer({ min: 1 }), 90),
     flushIntervalMs: optional(env, 'USAGE_FLUSH_SECS', integer({ min: 1 }), 10) * 1000,
     maxEntries: optional(env, 'USAGE_MAX_ENTRIES', integer({ min: 1 }), 2_000),
@@ -270,19 +271,19 @@ function readModelsConfig(env: Env): ModelsConfig {
   return {
     databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
     idempotencyTtlSecs: optional(env, 'IDEMPOTENCY_TTL_SECS', integer({ min: 1 }), 86400),
-    storeLimits: readStoreLimits(env),
+    storeLimits: readDatabaseLimits(env),
     registry: readRegistryConfig(env),
   };
 }
 
-/** Defaults and their reasons: store-limits.ts; sizing against max_connections: docs/DECISIONS.md. */
-function readStoreLimits(env: Env): StoreLimits {
+/** Defaults and their reasons: database/limits.ts; sizing against max_connections: docs/DECISIONS.md. */
+function readDatabaseLimits(env: Env): DatabaseLimits {
   const positive = integer({ min: 1 });
   return {
-    poolSize: optional(env, 'DATABASE_POOL_SIZE', positive, DEFAULT_STORE_LIMITS.poolSize),
-    acquireTimeoutMs: optional(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', positive, DEFAULT_STORE_LIMITS.acquireTimeoutMs),
-    statementTimeoutMs: optional(env, 'DATABASE_STATEMENT_TIMEOUT_MS', positive, DEFAULT_STORE_LIMITS.statementTimeoutMs),
-    pingTimeoutMs: optional(env, 'DATABASE_PING_TIMEOUT_MS', positive, DEFAULT_STORE_LIMITS.pingTimeoutMs),
+    poolSize: optional(env, 'DATABASE_POOL_SIZE', positive, DEFAULT_DATABASE_LIMITS.poolSize),
+    acquireTimeoutMs: optional(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', positive, DEFAULT_DATABASE_LIMITS.acquireTimeoutMs),
+    statementTimeoutMs: optional(env, 'DATABASE_STATEMENT_TIMEOUT_MS', positive, DEFAULT_DATABASE_LIMITS.statementTimeoutMs),
+    pingTimeoutMs: optional(env, 'DATABASE_PING_TIMEOUT_MS', positive, DEFAULT_DATABASE_LIMITS.pingTimeoutMs),
   };
 }
 
@@ -344,7 +345,7 @@ function readCatalogLocation(env: Env): CatalogLocation {
 }
 
 const databaseUrl = (value: string): string => {
-  if (/^(file:|postgres(ql)?:\/\/)/.test(value)) return value;
+  if (isDatabaseUrl(value)) return value;
   throw new InvalidValue('must be file:<path> (SQLite) or postgresql://… (PostgreSQL)');
 };
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { displayUrl } from '../kernel/display-url.js';
+import { describeDatabase } from '../database/location.js';
 import type { SystemConfig } from './config.js';
 
 /**
@@ -15,7 +16,7 @@ export function startupSummary(config: SystemConfig): Record<string, unknown> {
     workers: config.workers,
     heapGrowthPercent: config.heapGrowthPercent,
     auth: config.auth.mode,
-    ...(models && { store: storeOf(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
+    ...(models && { store: describeDatabase(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
     ...(config.process.role !== 'subgraph' && { executor: config.gatewayExecutor }),
     ...(config.gatewayPlanner && { planner: config.gatewayPlanner.mode }),
   };
@@ -25,10 +26,6 @@ export function startupSummary(config: SystemConfig): Record<string, unknown> {
 export function warnOfPlannerFallback(config: SystemConfig, logger: Pick<Logger, 'warn'>): void {
   const fallback = config.gatewayPlanner?.fallback;
   if (fallback) logger.warn({ planner: 'apollo' }, fallback);
-}
-
-function storeOf(databaseUrl: string): string {
-  return databaseUrl.startsWith('file:') ? `sqlite ${databaseUrl.slice('file:'.length)}` : `postgresql ${displayUrl(databaseUrl)}`;
 }
 
 function catalogOf(catalog: NonNullable<SystemConfig['models']>['registry']['catalog']): string {

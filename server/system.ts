@@ -43,6 +43,7 @@ import { WorkerArtifactPreparer } from '../subgraphs/models/adapters/artifact-pr
 import { LocalRefresh, ModelRegistry, type RefreshCoordinator, type RefreshReport } from '../subgraphs/models/domain/registry/model-registry.js';
 import { AdminService } from '../subgraphs/models/domain/admin/admin-service.js';
 import { RecordService } from '../subgraphs/models/domain/records/record-service.js';
+import { openDatabase } from '../database/database.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
 import { openRegistryNotifier } from '../subgraphs/models/store/registry-notifier.js';
 import { createFacade } from '../rest-facade/facade.js';
@@ -278,17 +279,16 @@ function coreBaseUrl(proc: Process): () => string {
 
 async function modelsServices(proc: Process): Promise<SubgraphServices['models']> {
   const models = proc.config.models!;
-  const store = await openRecordStore(models.databaseUrl, {
-    idempotencyTtlSecs: models.idempotencyTtlSecs,
+  const database = await openDatabase(models.databaseUrl, {
     limits: models.storeLimits,
-    onMigrationApplied: migrationLog(proc.logger),
     pool: { acquired: (seconds) => proc.metrics.poolAcquired(seconds), watch: (stats) => proc.metrics.watchPool(stats) },
   });
+  const store = await openRecordStore(database, { idempotencyTtlSecs: models.idempotencyTtlSecs, onMigrationApplied: migrationLog(proc.logger) });
   proc.closers.push(() => store.close());
   const fetcher = new ArtifactFetcher(models.registry.fetch);
   const preparer = new WorkerArtifactPreparer();
   proc.closers.push(() => preparer.close());
-  const notifier = openRegistryNotifier(models.databaseUrl, models.storeLimits, proc.logger);
+  const notifier = openRegistryNotifier(database, proc.logger);
   if (notifier) proc.closers.push(() => notifier.close());
   const sources = { catalog: catalogSource(models.registry.catalog, fetcher), artifacts: fetcher, preparer, notifier };
   const coordinator = proc.options.refreshCoordinator?.();

@@ -1,9 +1,5 @@
-import path from 'node:path';
-import { mkdir } from 'node:fs/promises';
-import { createClient } from '@libsql/client';
-import { migrate } from '../../subgraphs/models/store/migrator.js';
-import { openPool } from '../../subgraphs/models/store/postgres-pool.js';
-import type { StoreLimits } from '../../subgraphs/models/store/store-limits.js';
+import { type Database, type Session, openDatabase } from '../../database/database.js';
+import type { DatabaseLimits } from '../../database/limits.js';
 import { DayCaps, type DayHolding, clientKey, rowKey } from './daily-caps.js';
 import {
   type CappedRequests,
@@ -28,74 +24,23 @@ interface Statement {
   values: unknown[];
 }
 
-interface Session {
-  query(sql: string, values: unknown[]): Promise<Row[]>;
-}
-
-interface Connection extends Session {
-  /** `work` in one write transaction, taking turns with every other writer of usage (processes and replicas). */
-  transaction<T>(work: (session: Session) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
-
-/** The advisory lock writers of usage take turns by on PostgreSQL (the migrator's is …793). */
-const USAGE_WRITE_LOCK = '7205759403792794';
+/** Writers of usage take turns (processes and replicas), by this advisory lock on PostgreSQL (the migrator's is …793). */
+const WRITERS_TAKE_TURNS = { turnsBy: '7205759403792794' };
 
 /**
  * The usage port on the records database (tables `usage_operations` and `usage_counts`, migrations
  * `*_usage_reporting` and `*_usage_signatures`), PostgreSQL or SQLite as DATABASE_URL says. Its own
  * small connection pool: a write of usage never waits behind the records' requests, nor they behind it.
  */
-export async function openUsageStore(databaseUrl: string, limits: StoreLimits, onMigrationApplied?: (name: string, ms: number) => void): Promise<UsageStore> {
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    await migrate('postgresql', databaseUrl, onMigrationApplied);
-    const pool = openPool(databaseUrl, { ...limits, poolSize: 2 });
-    return new SqlUsageStore('postgresql', {
-      query: async (sql, values) => (await pool.query(sql, values)).rows,
-      transaction: async (work) => {
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
-          await client.query(`SELECT pg_advisory_xact_lock(${USAGE_WRITE_LOCK})`);
-          const done = await work({ query: async (sql, values) => (await client.query(sql, values)).rows });
-          await client.query('COMMIT');
-          return done;
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        } finally {
-          client.release();
-        }
-      },
-      close: () => pool.end(),
-    });
+export async function openUsageStore(databaseUrl: string, limits: DatabaseLimits, onMigrationApplied?: (name: string, ms: number) => void): Promise<UsageStore> {
+  const database = await openDatabase(databaseUrl, { limits: { ...limits, poolSize: 2 } });
+  try {
+    await database.migrate(onMigrationApplied);
+  } catch (error) {
+    await database.close();
+    throw error;
   }
-  const file = path.resolve(
-    databaseUrl
-      .slice('file:'.length)
-      .replace(/^\/\/(?=\/)/, '')
-      .replace(/\?.*$/, ''),
-  );
-  await mkdir(path.dirname(file), { recursive: true });
-  const url = `file:${file}`;
-  await migrate('sqlite', url, onMigrationApplied);
-  const client = createClient({ url, timeout: limits.statementTimeoutMs });
-  const rowsOf = (result: { rows: unknown }) => result.rows as unknown as Row[];
-  return new SqlUsageStore('sqlite', {
-    query: async (sql, values) => rowsOf(await client.execute({ sql, args: values as never })),
-    transaction: async (work) => {
-      // BEGIN IMMEDIATE: SQLite's write lock, so writers take turns from the transaction's first read.
-      const transaction = await client.transaction('write');
-      try {
-        const done = await work({ query: async (sql, values) => rowsOf(await transaction.execute({ sql, args: values as never })) });
-        await transaction.commit();
-        return done;
-      } finally {
-        transaction.close();
-      }
-    },
-    close: async () => client.close(),
-  });
+  return new SqlUsageStore(database);
 }
 
 /** Rows per INSERT and keys per look-up: well under both databases' limits on bound values. */
@@ -142,10 +87,7 @@ class SqlUsageStore implements UsageStore {
   /** By day: only the days of the last batch are kept. */
   private known = new Map<string, KnownDay>();
 
-  constructor(
-    private readonly backend: 'postgresql' | 'sqlite',
-    private readonly db: Connection,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   async write(batch: UsageBatch, caps: DailyCaps): Promise<CappedRequests[]> {
     const operations = new Map(batch.operations.map((o) => [o.hash, o]));
@@ -172,7 +114,7 @@ class SqlUsageStore implements UsageStore {
       }
       for (const { sql, values } of statements) await session.query(sql, values);
       return capped;
-    });
+    }, WRITERS_TAKE_TURNS);
     this.known = learned;
     return capped;
   }
@@ -180,9 +122,9 @@ class SqlUsageStore implements UsageStore {
   async purge(day: string): Promise<void> {
     const cutoffMs = Date.parse(`${day}T00:00:00Z`);
     await this.db.transaction(async (session) => {
-      await session.query(`DELETE FROM usage_counts WHERE day < ${this.placeholder(1)}`, [day]);
-      await session.query(`DELETE FROM usage_operations WHERE last_seen_ms < ${this.placeholder(1)}`, [cutoffMs]);
-    });
+      await session.query(`DELETE FROM usage_counts WHERE day < ${this.db.sql.placeholder(1)}`, [day]);
+      await session.query(`DELETE FROM usage_operations WHERE last_seen_ms < ${this.db.sql.placeholder(1)}`, [cutoffMs]);
+    }, WRITERS_TAKE_TURNS);
   }
 
   async page(request: PageRequest): Promise<UsagePage> {
@@ -208,7 +150,7 @@ class SqlUsageStore implements UsageStore {
 
   /** The window's count rows after the page's key, in key order: one more than the page's limit (whether more follow). */
   private countRows({ from, after, limit }: PageRequest): Promise<Row[]> {
-    const p = (i: number) => this.placeholder(i);
+    const p = (i: number) => this.db.sql.placeholder(i);
     const beyond = after ? ` AND (hash, client_name, client_version, day, inputs) > (${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)})` : '';
     return this.db.query(
       `SELECT hash, client_name, client_version, day, inputs, requests, last_seen_ms FROM usage_counts WHERE day >= ${p(1)}${beyond} ORDER BY hash, client_name, client_version, day, inputs LIMIT ${p(2)}`,
@@ -237,11 +179,11 @@ class SqlUsageStore implements UsageStore {
     const known = this.known.get(day) ?? { holding: { operations: new Set(), clients: new Set() }, rows: new Set() };
     const copy: KnownDay = { holding: { operations: new Set(known.holding.operations), clients: new Set(known.holding.clients) }, rows: new Set(known.rows) };
     if (counts.some((c) => !copy.holding.operations.has(c.hash))) {
-      const rows = await session.query(`SELECT DISTINCT hash FROM usage_counts WHERE day = ${this.placeholder(1)} AND hash NOT LIKE 'other:%'`, [day]);
+      const rows = await session.query(`SELECT DISTINCT hash FROM usage_counts WHERE day = ${this.db.sql.placeholder(1)} AND hash NOT LIKE 'other:%'`, [day]);
       copy.holding.operations = new Set(rows.map((r) => String(r.hash)));
     }
     if (counts.some((c) => !copy.holding.clients.has(clientKey(c.client, c.clientVersion)))) {
-      const rows = await session.query(`SELECT DISTINCT client_name, client_version FROM usage_counts WHERE day = ${this.placeholder(1)}`, [day]);
+      const rows = await session.query(`SELECT DISTINCT client_name, client_version FROM usage_counts WHERE day = ${this.db.sql.placeholder(1)}`, [day]);
       copy.holding.clients = new Set(rows.filter((r) => !(r.client_name === OTHER_CLIENT && r.client_version === OTHER_CLIENT)).map((r) => clientKey(String(r.client_name), String(r.client_version))));
     }
     return copy;
@@ -252,15 +194,15 @@ class SqlUsageStore implements UsageStore {
     const unknown = counts.filter((c) => !known.has(rowKey(c)));
     for (let i = 0; i < unknown.length; i += KEYS_PER_LOOKUP) {
       const chunk = unknown.slice(i, i + KEYS_PER_LOOKUP);
-      const tuples = chunk.map((_, r) => `(${[2, 3, 4, 5].map((c) => this.placeholder(r * 4 + c)).join(', ')})`);
+      const tuples = chunk.map((_, r) => `(${[2, 3, 4, 5].map((c) => this.db.sql.placeholder(r * 4 + c)).join(', ')})`);
       const found = await session.query(
-        `SELECT hash, client_name, client_version, inputs FROM usage_counts WHERE day = ${this.placeholder(1)} AND (hash, client_name, client_version, inputs) IN (VALUES ${tuples.join(', ')})`,
+        `SELECT hash, client_name, client_version, inputs FROM usage_counts WHERE day = ${this.db.sql.placeholder(1)} AND (hash, client_name, client_version, inputs) IN (VALUES ${tuples.join(', ')})`,
         [day, ...chunk.flatMap((c) => [c.hash, c.client, c.clientVersion, c.inputs.join(' ')])],
       );
       for (const r of found) known.add(rowKey({ hash: String(r.hash), client: String(r.client_name), clientVersion: String(r.client_version) }, String(r.inputs)));
     }
     if (counts.every((c) => known.has(rowKey(c)))) return { existing: known, stored: 0 };
-    const [{ n }] = (await session.query(`SELECT count(*) AS n FROM usage_counts WHERE day = ${this.placeholder(1)} AND hash NOT LIKE 'other:%'`, [day])) as [{ n: unknown }];
+    const [{ n }] = (await session.query(`SELECT count(*) AS n FROM usage_counts WHERE day = ${this.db.sql.placeholder(1)} AND hash NOT LIKE 'other:%'`, [day])) as [{ n: unknown }];
     return { existing: known, stored: Number(n) };
   }
 
@@ -278,7 +220,7 @@ class SqlUsageStore implements UsageStore {
           'usage_operations (hash, name, type, body, coordinates, first_seen_ms, last_seen_ms)',
           rows,
           '(hash)',
-          `last_seen_ms = ${this.greatest('usage_operations.last_seen_ms', 'excluded.last_seen_ms')}`,
+          `last_seen_ms = ${this.db.sql.greatest('usage_operations.last_seen_ms', 'excluded.last_seen_ms')}`,
         ),
       ),
       ...chunks(counts.map((c) => [c.hash, c.client, c.clientVersion, c.day, c.inputs.join(' '), c.count, c.lastSeenMs])).map((rows) =>
@@ -286,7 +228,7 @@ class SqlUsageStore implements UsageStore {
           'usage_counts (hash, client_name, client_version, day, inputs, requests, last_seen_ms)',
           rows,
           '(hash, client_name, client_version, day, inputs)',
-          `requests = usage_counts.requests + excluded.requests, last_seen_ms = ${this.greatest('usage_counts.last_seen_ms', 'excluded.last_seen_ms')}`,
+          `requests = usage_counts.requests + excluded.requests, last_seen_ms = ${this.db.sql.greatest('usage_counts.last_seen_ms', 'excluded.last_seen_ms')}`,
         ),
       ),
     ];
@@ -295,14 +237,14 @@ class SqlUsageStore implements UsageStore {
   /** The day's `other` operation with every coordinate of what went there, this batch's added to what it held. */
   private async otherStatement(session: Session, day: string, coordinates: ReadonlySet<string>, counts: readonly UsageCount[]): Promise<Statement> {
     const hash = otherOperation(day);
-    const [held] = await session.query(`SELECT coordinates FROM usage_operations WHERE hash = ${this.placeholder(1)}`, [hash]);
+    const [held] = await session.query(`SELECT coordinates FROM usage_operations WHERE hash = ${this.db.sql.placeholder(1)}`, [hash]);
     const all = new Set([...(held ? (JSON.parse(String(held.coordinates)) as string[]) : []), ...coordinates]);
     const lastSeenMs = Math.max(...counts.filter((c) => c.hash === hash).map((c) => c.lastSeenMs));
     return this.upsert(
       'usage_operations (hash, name, type, body, coordinates, first_seen_ms, last_seen_ms)',
       [[hash, null, OTHER_TYPE, '', JSON.stringify([...all].sort()), lastSeenMs, lastSeenMs]],
       '(hash)',
-      `coordinates = excluded.coordinates, last_seen_ms = ${this.greatest('usage_operations.last_seen_ms', 'excluded.last_seen_ms')}`,
+      `coordinates = excluded.coordinates, last_seen_ms = ${this.db.sql.greatest('usage_operations.last_seen_ms', 'excluded.last_seen_ms')}`,
     );
   }
 
@@ -310,23 +252,15 @@ class SqlUsageStore implements UsageStore {
     const found: Row[] = [];
     for (let i = 0; i < hashes.length; i += KEYS_PER_LOOKUP) {
       const chunk = hashes.slice(i, i + KEYS_PER_LOOKUP);
-      found.push(...(await this.db.query(`SELECT ${columns} FROM usage_operations WHERE hash IN (${chunk.map((_, j) => this.placeholder(j + 1)).join(', ')})`, chunk)));
+      found.push(...(await this.db.query(`SELECT ${columns} FROM usage_operations WHERE hash IN (${chunk.map((_, j) => this.db.sql.placeholder(j + 1)).join(', ')})`, chunk)));
     }
     return found;
   }
 
   private upsert(into: string, rows: unknown[][], conflict: string, update: string): Statement {
     const width = rows[0]!.length;
-    const tuples = rows.map((_, r) => `(${Array.from({ length: width }, (_, c) => this.placeholder(r * width + c + 1)).join(', ')})`);
+    const tuples = rows.map((_, r) => `(${Array.from({ length: width }, (_, c) => this.db.sql.placeholder(r * width + c + 1)).join(', ')})`);
     return { sql: `INSERT INTO ${into} VALUES ${tuples.join(', ')} ON CONFLICT ${conflict} DO UPDATE SET ${update}`, values: rows.flat() };
-  }
-
-  private placeholder(index: number): string {
-    return this.backend === 'postgresql' ? `$${index}` : `?${index}`;
-  }
-
-  private greatest(a: string, b: string): string {
-    return this.backend === 'postgresql' ? `GREATEST(${a}, ${b})` : `MAX(${a}, ${b})`;
   }
 }
 

@@ -5,7 +5,7 @@ import { graphqlRefusal } from '../../kernel/http/graphql-body.js';
 import { credentialSourceOf } from '../../kernel/identity/identity.js';
 import { type AccessControl, requestContext } from '../../kernel/graphql/request-context.js';
 import type { Door, Exchange, RequestPipeline } from '../../pipeline/pipeline.js';
-import { storeFailure } from '../../subgraphs/models/store/store-error.js';
+import { storeFailure } from '../../database/failure.js';
 import { FieldPage } from './usage-analysis.js';
 import type { UsageCollector } from './usage-collector.js';
 import { type CountKey, USAGE_EXPORT_FORMAT, type UsageExport, type UsagePage, type UsageStore, windowStart } from './usage-store.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { PROJECT_ROOT } from '../../kernel/project.js';
 import { openUsageStore } from '../../gateway/usage/sql-usage-store.js';
 import { USAGE_EXPORT_FORMAT, type UsageExport, readWindow, windowStart } from '../../gateway/usage/usage-store.js';
-import { DEFAULT_STORE_LIMITS } from '../../subgraphs/models/store/store-limits.js';
+import { DEFAULT_DATABASE_LIMITS } from '../../database/limits.js';
 
 /** Something the check needs could not be had: exit 2, the check could not run. */
 export class CannotRun extends Error {}
@@ -82,7 +82,7 @@ export async function readUsage(options: SourceOptions): Promise<UsageSource | n
   }
   if (options.databaseUrl) {
     try {
-      const store = await openUsageStore(options.databaseUrl, DEFAULT_STORE_LIMITS);
+      const store = await openUsageStore(options.databaseUrl, DEFAULT_DATABASE_LIMITS);
       try {
         return { usage: await readWindow(store, windowStart(options.days)), source: 'DATABASE_URL' };
       } finally {

@@ -25,6 +25,21 @@ const RULES: Rule[] = [
     why: 'a domain knows nothing of GraphQL, HTTP, Prisma or the environment: ports are defined in the domain, adapters implement them',
   },
   { files: /^gateway\//, forbidden: /^(rest-facade|server)\//, why: 'the facades use the gateway, never the other way round' },
+  {
+    files: /^gateway\//,
+    forbidden: /^subgraphs\/(?!index$)/,
+    why: "the gateway reaches a subgraph through the graph; only the subgraphs' index (their schemas, for composition) is its to read",
+  },
+  {
+    files: /^database\//,
+    forbidden: /^(gateway|pipeline|rest-facade|subgraphs|server)\//,
+    why: 'the records database serves the records store, usage and the registry alike, and knows none of them',
+  },
+  {
+    files: /^(?!database\/|subgraphs\/impact\/adapters\/brightway-project\.ts$)/,
+    forbidden: /^(pg|@libsql\/client|libsql)$/,
+    why: "the records database's drivers are database/'s (one module opens, migrates and notifies); the Brightway project is a read-only SQLite file of its own",
+  },
   { files: /^rest-facade\//, forbidden: /^(subgraphs|server)\//, why: 'a facade reaches the domains only through the graph' },
   { files: /^pipeline\//, forbidden: /^(gateway|rest-facade|subgraphs|server)\//, why: 'the request pipeline serves every door (the gateway, the facades, a subgraph port) and knows none of them' },
   { files: /^server\/subgraph-server\.ts$/, forbidden: /^(gateway|rest-facade)\//, why: 'a subgraph process runs its door on the request pipeline and needs no gateway code' },
@@ -42,7 +57,7 @@ const RULES: Rule[] = [
   },
 ];
 
-const PRODUCTION = ['kernel', 'pipeline', 'subgraphs', 'gateway', 'rest-facade', 'server'];
+const PRODUCTION = ['kernel', 'pipeline', 'database', 'subgraphs', 'gateway', 'rest-facade', 'server'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(PROJECT_ROOT, dir)).flatMap((name) => {
@@ -91,4 +106,15 @@ test('no production module past the configuration layer reads the environment', 
   const readers = PRODUCTION.flatMap(sourceFiles).filter((file) => /\bprocess\.env\b(?!\.APOLLO_TELEMETRY_DISABLED\s*=)/.test(readFileSync(path.join(PROJECT_ROOT, file), 'utf8')));
   expect(readers.filter((file) => !ENV_READERS.has(file))).toEqual([]);
   expect(readers).toContain('server/main.ts');
+});
+
+/**
+ * Where DATABASE_URL's form is read: database/location.ts says which database a URL names, once;
+ * everything else asks it (a `kind`), so that a third database, or a new URL form, changes one file.
+ */
+test('only database/location.ts tells a PostgreSQL URL from an SQLite one', () => {
+  const branching = PRODUCTION.flatMap(sourceFiles).filter((file) =>
+    /postgres\(ql\)|\^postgres|databaseUrl\.startsWith|url\.startsWith\('file:'\)/.test(readFileSync(path.join(PROJECT_ROOT, file), 'utf8')),
+  );
+  expect(branching.filter((file) => file !== 'subgraphs/indicators/adapters/calculation-artifact-source.ts')).toEqual(['database/location.ts']);
 });

@@ -1,65 +1,53 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { DomainError } from '../../../kernel/errors.js';
-import { migrate } from './migrator.js';
-import { type PoolObserver, cancellableRead, openPool } from './postgres-pool.js';
+import type { Database } from '../../../database/database.js';
 import { SqlRecordStore } from './sql-record-store.js';
 import type { RowReader, StoreClient } from './sql-record-store.js';
 import type { RecordStore } from '../domain/records/record-store.js';
 import { postgresqlDialect } from './sql/postgresql-dialect.js';
 import { sqliteDialect } from './sql/sqlite-dialect.js';
-import { storeFailure } from './store-error.js';
-import { DEFAULT_STORE_LIMITS, type StoreLimits } from './store-limits.js';
+import type { DatabaseLimits } from '../../../database/limits.js';
 
 export interface StoreOptions {
   /** How long an idempotency key is remembered (IDEMPOTENCY_TTL_SECS). */
   idempotencyTtlSecs?: number;
-  /** Connections and bounded waits (DATABASE_POOL_SIZE, DATABASE_*_TIMEOUT_MS). */
-  limits?: StoreLimits;
   /** Told of each migration applied at opening (for the start-up log). */
   onMigrationApplied?: (name: string, ms: number) => void;
-  /** Told how the PostgreSQL pool does (for the metrics). */
-  pool?: PoolObserver;
 }
 
 const DEFAULT_IDEMPOTENCY_TTL_SECS = 86_400;
 
 /**
- * The records store for DATABASE_URL: `file:<path>` is an embedded SQLite database (its directory is
- * created), `postgresql://…` or `postgres://…` a PostgreSQL one. Pending migrations are applied
- * before the store is handed out. Throws STORE_ERROR when the database cannot be reached or
- * migrated; the message never repeats the URL (it may hold a password).
+ * The records store on the records database (database/database.ts), which it takes over: closing the
+ * store closes the database. Pending migrations are applied before the store is handed out. Throws
+ * STORE_ERROR when the database cannot be reached or migrated; the message never repeats the URL.
  */
-export async function openRecordStore(databaseUrl: string, options: StoreOptions = {}): Promise<RecordStore> {
-  const ttlMs = (options.idempotencyTtlSecs ?? DEFAULT_IDEMPOTENCY_TTL_SECS) * 1000;
-  const limits = options.limits ?? DEFAULT_STORE_LIMITS;
-  const transactionOptions = transactionBounds(limits);
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    await migrate(postgresqlDialect.name, databaseUrl, options.onMigrationApplied);
+export async function openRecordStore(database: Database, options: StoreOptions = {}): Promise<RecordStore> {
+  const times = { idempotencyTtlMs: (options.idempotencyTtlSecs ?? DEFAULT_IDEMPOTENCY_TTL_SECS) * 1000, pingTimeoutMs: database.limits.pingTimeoutMs };
+  const transactionOptions = transactionBounds(database.limits);
+  try {
+    await database.migrate(options.onMigrationApplied);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  if (database.kind === 'postgresql') {
     const { PrismaClient } = await import('../../../prisma/generated/postgresql/client.js');
     // One pool: Prisma's adapter writes through it, and the translated queries read through it.
-    const pool = openPool(databaseUrl, limits, options.pool);
-    const adapter = new PrismaPg(pool, { disposeExternalPool: true });
-    const readRows: RowReader = (sql, values, budget) => cancellableRead(pool, databaseUrl, sql, values, budget.signal);
-    return new SqlRecordStore(postgresqlDialect, new PrismaClient({ adapter, transactionOptions }), readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
+    const adapter = new PrismaPg(database.pool, { disposeExternalPool: false });
+    const readRows: RowReader = (sql, values, budget) => database.read(sql, values, budget.signal);
+    return new SqlRecordStore(postgresqlDialect, new PrismaClient({ adapter, transactionOptions }), readRows, times, database);
   }
-  if (databaseUrl.startsWith('file:')) {
-    const url = `file:${await prepareSqliteFile(databaseUrl)}`;
-    await migrate(sqliteDialect.name, url, options.onMigrationApplied);
-    const { PrismaClient } = await import('../../../prisma/generated/sqlite/client.js');
-    // Epoch milliseconds: instants compare as numbers in the translated queries. A statement waits
-    // for another process's write lock (SQLite's busy timeout) as long as a statement may take.
-    const adapter = new PrismaLibSql({ url, timeout: limits.statementTimeoutMs }, { timestampFormat: 'unixepoch-ms' });
-    // Same schema, same client shape (see StoreClient).
-    const client = new PrismaClient({ adapter, transactionOptions }) as unknown as StoreClient;
-    // A statement is not cancelled here (Prisma's libsql adapter gives no interrupt): none starts past
-    // the request's deadline, and the answer does not wait for one that runs (sql-record-store.ts).
-    const readRows: RowReader = (sql, values) => client.$queryRawUnsafe(sql, ...values);
-    return new SqlRecordStore(sqliteDialect, client, readRows, { idempotencyTtlMs: ttlMs, pingTimeoutMs: limits.pingTimeoutMs });
-  }
-  throw new DomainError('STORE_ERROR', 'the records store URL must start with file:, postgresql:// or postgres://');
+  const { PrismaClient } = await import('../../../prisma/generated/sqlite/client.js');
+  // Epoch milliseconds: instants compare as numbers in the translated queries. A statement waits
+  // for another process's write lock (SQLite's busy timeout) as long as a statement may take.
+  const adapter = new PrismaLibSql({ url: database.location.url, timeout: database.limits.statementTimeoutMs }, { timestampFormat: 'unixepoch-ms' });
+  // Same schema, same client shape (see StoreClient).
+  const client = new PrismaClient({ adapter, transactionOptions }) as unknown as StoreClient;
+  // A statement is not cancelled here (Prisma's libsql adapter gives no interrupt): none starts past
+  // the request's deadline, and the answer does not wait for one that runs (sql-record-store.ts).
+  const readRows: RowReader = (sql, values) => client.$queryRawUnsafe(sql, ...values);
+  return new SqlRecordStore(sqliteDialect, client, readRows, times, database);
 }
 
 /**
@@ -69,22 +57,6 @@ export async function openRecordStore(databaseUrl: string, options: StoreOptions
  * (On SQLite the driver is synchronous: transactions take their turns without the event loop
  * waiting, so the busy timeout is the bound that matters there.)
  */
-function transactionBounds(limits: StoreLimits): { maxWait: number; timeout: number } {
+function transactionBounds(limits: DatabaseLimits): { maxWait: number; timeout: number } {
   return { maxWait: limits.acquireTimeoutMs, timeout: limits.statementTimeoutMs };
-}
-
-/** The absolute path of `file:<path>` (relative to the working directory), its directory created. */
-async function prepareSqliteFile(databaseUrl: string): Promise<string> {
-  const location = databaseUrl
-    .slice('file:'.length)
-    .replace(/^\/\/(?=\/)/, '')
-    .replace(/\?.*$/, '');
-  if (location === '') throw new DomainError('STORE_ERROR', 'the records store URL file: names no file');
-  const file = path.resolve(location);
-  try {
-    await mkdir(path.dirname(file), { recursive: true });
-  } catch (error) {
-    throw storeFailure('the records store directory cannot be created', error);
-  }
-  return file;
 }

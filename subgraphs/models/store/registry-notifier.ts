@@ -1,64 +1,55 @@
-import pg from 'pg';
+import type { Database, PostgresDatabase } from '../../../database/database.js';
+import { ChannelListener, type ListenerLog, type ListeningSession } from '../../../database/notifications.js';
 import type { RegistryNotifier } from '../domain/registry/model-registry.js';
-import type { StoreLimits } from './store-limits.js';
 
 /** NOTIFY reaches the sessions of the same database only: the replicas of one deployment. */
 export const REGISTRY_CHANNEL = 'cerise_registry_refreshed';
 /** How the listener's session shows in `pg_stat_activity` (operators, and the tests that cut it). */
 export const LISTENER_APPLICATION_NAME = 'cerise-registry-listener';
 
-const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 10_000;
-/**
- * A listening session sends nothing: a database host that vanished would go unnoticed for as long
- * as the system's TCP keepalive takes (minutes). A query this often finds out within seconds.
- */
-const HEARTBEAT_MS = 10_000;
-
-/** The part of pino the notifier logs through. */
-export interface NotifierLog {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
-
 /**
  * The replicas' announcements over the records database, when it is PostgreSQL (SQLite is one
  * machine: nothing to tell, undefined).
  */
-export function openRegistryNotifier(databaseUrl: string, limits: StoreLimits, log: NotifierLog): PostgresRegistryNotifier | undefined {
-  return /^postgres(ql)?:\/\//i.test(databaseUrl) ? new PostgresRegistryNotifier(databaseUrl, limits, log) : undefined;
+export function openRegistryNotifier(database: Database, log: ListenerLog): PostgresRegistryNotifier | undefined {
+  return database.kind === 'postgresql' ? new PostgresRegistryNotifier(database, log) : undefined;
 }
 
 /**
- * LISTEN/NOTIFY on `REGISTRY_CHANNEL`, the payload a catalog revision. One dedicated session
- * listens (outside the store's pool: it is held for good); it reconnects with a doubling, jittered
- * backoff whenever it is lost, never failing the process, and says so with a null revision, since
- * announcements made meanwhile were missed (it then follows the newest recorded revision). Each
- * announcement opens a short session of its own, so that it does not depend on the listener's state.
+ * LISTEN/NOTIFY on `REGISTRY_CHANNEL` (database/notifications.ts), the payload a catalog revision.
+ * A listener that lost its session and listens again follows the newest recorded revision, since
+ * announcements made meanwhile were missed. Each announcement opens a short session of its own, so
+ * that it does not depend on the listener's state.
  */
 export class PostgresRegistryNotifier implements RegistryNotifier {
   private heard?: (revision: string) => void;
   /** The last revision handed on: an announcement repeated (or replayed) is followed once. */
   private followed?: string;
-  /** Whether announcements may have been missed since the last session (set once one was lost or never came up). */
-  private missed = false;
-  private retryMs = FIRST_RETRY_MS;
-  private retry?: NodeJS.Timeout;
-  private closeCurrent?: () => Promise<void>;
-  private closed = false;
+  private readonly listener: ChannelListener;
 
   constructor(
-    private readonly databaseUrl: string,
-    private readonly limits: StoreLimits,
-    private readonly log: NotifierLog,
-  ) {}
+    private readonly database: PostgresDatabase,
+    private readonly log: ListenerLog,
+  ) {
+    this.listener = new ChannelListener(
+      database,
+      {
+        channel: REGISTRY_CHANNEL,
+        applicationName: LISTENER_APPLICATION_NAME,
+        listener: 'registry',
+        heard: (revision, session) => this.verified(session, revision),
+        resumed: (session) => this.verified(session, null),
+      },
+      log,
+    );
+  }
 
   /**
    * Recorded, then notified, in one transaction: listeners follow only the newest recorded revision
    * (`verified`). Rows older than a day go, the newest always stays.
    */
   async announce(revision: string): Promise<void> {
-    const client = this.client('cerise-registry-announcer');
+    const client = this.database.session('cerise-registry-announcer');
     client.on('error', () => undefined); // a failure reaches the query below; unheard, it would end the process
     try {
       await client.connect();
@@ -80,47 +71,11 @@ export class PostgresRegistryNotifier implements RegistryNotifier {
 
   async subscribe(heard: (revision: string) => void): Promise<void> {
     this.heard = heard;
-    await this.listen();
+    await this.listener.start();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.retry);
-    await this.closeCurrent?.();
-  }
-
-  /** One session: listens until it is lost, then schedules the next. */
-  private async listen(): Promise<void> {
-    if (this.closed) return;
-    const client = this.client(LISTENER_APPLICATION_NAME);
-    let heartbeat: NodeJS.Timeout | undefined;
-    let ended: Promise<void> | undefined;
-    const end = (error?: Error): Promise<void> => {
-      if (ended) return ended;
-      ended = client.end().catch(() => undefined);
-      clearInterval(heartbeat);
-      if (!this.closed) this.reconnectLater(error);
-      return ended;
-    };
-    this.closeCurrent = () => end();
-    client.on('error', (error) => void end(error));
-    client.on('end', () => void end());
-    client.on('notification', (message) => {
-      if (message.channel === REGISTRY_CHANNEL && message.payload) void this.verified(client, message.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${REGISTRY_CHANNEL}`);
-    } catch (error) {
-      return end(error as Error);
-    }
-    if (ended) return;
-    heartbeat = setInterval(() => client.query('SELECT 1').catch((error: Error) => end(error)), HEARTBEAT_MS).unref();
-    this.retryMs = FIRST_RETRY_MS;
-    if (this.missed) {
-      this.log.info({}, 'registry: listening to the other replicas again');
-      await this.verified(client, null);
-    }
+  close(): Promise<void> {
+    return this.listener.close();
   }
 
   /**
@@ -128,10 +83,10 @@ export class PostgresRegistryNotifier implements RegistryNotifier {
    * after announcements may have been missed) and not the one handed on last. Any database role may
    * NOTIFY; only the store's own can record, so a forged or replayed announcement causes no refresh.
    */
-  private async verified(client: pg.Client, announced: string | null): Promise<void> {
+  private async verified(session: ListeningSession, announced: string | null): Promise<void> {
     let newest: string | undefined;
     try {
-      const { rows } = await client.query<{ revision: string }>('SELECT revision FROM registry_revisions ORDER BY announced_at DESC LIMIT 1');
+      const { rows } = await session.query<{ revision: string }>('SELECT revision FROM registry_revisions ORDER BY announced_at DESC LIMIT 1');
       newest = rows[0]?.revision;
     } catch {
       return; // the session is failing: its error handler reconnects, and then asks again
@@ -139,25 +94,5 @@ export class PostgresRegistryNotifier implements RegistryNotifier {
     if (newest === undefined || (announced !== null && announced !== newest) || newest === this.followed) return;
     this.followed = newest;
     this.heard?.(newest);
-  }
-
-  private reconnectLater(error: Error | undefined): void {
-    this.missed = true;
-    const delay = this.retryMs * (0.5 + Math.random() / 2);
-    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
-    this.log.warn({ reason: error?.message ?? 'connection ended', retryInMs: Math.round(delay) }, 'registry: not listening to the other replicas; reconnecting');
-    this.retry = setTimeout(() => void this.listen(), delay);
-    this.retry.unref();
-  }
-
-  /** Every wait bounded like the store's (store-limits.ts). */
-  private client(applicationName: string): pg.Client {
-    return new pg.Client({
-      connectionString: this.databaseUrl,
-      application_name: applicationName,
-      connectionTimeoutMillis: this.limits.acquireTimeoutMs,
-      query_timeout: this.limits.pingTimeoutMs,
-      keepAlive: true,
-    });
   }
 }

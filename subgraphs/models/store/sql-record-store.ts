@@ -27,7 +27,7 @@ import type { BudgetedRow, KeyColumns, Read, RecordKey, RecordRow, Slice, SqlSta
 import { type OrderShape, encodeCursor } from './keyset.js';
 import type { SqlDialect } from './sql/sql-dialect.js';
 import { ShortcutMemory } from './shortcut-memory.js';
-import { storeFailure } from './store-error.js';
+import { storeFailure } from '../../../database/failure.js';
 import { unstorable } from '../../../kernel/records/storable-json.js';
 
 /**
@@ -68,6 +68,8 @@ export class SqlRecordStore implements RecordStore {
     private readonly client: StoreClient,
     private readonly readRows: RowReader,
     private readonly times: RecordStoreTimes,
+    /** The records database the store took over (database/database.ts): closed with it. */
+    private readonly database: { close(): Promise<void> },
   ) {}
 
   /**
@@ -80,6 +82,7 @@ export class SqlRecordStore implements RecordStore {
 
   async close(): Promise<void> {
     await this.client.$disconnect();
+    await this.database.close();
   }
 
   /**

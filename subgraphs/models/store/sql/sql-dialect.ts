@@ -1,5 +1,6 @@
 import type { Condition, PathSegment, RangeOperator } from '../../../../kernel/records/record-filter.js';
 import type { SqlWriter } from './sql-writer.js';
+import type { Backend } from '../../../../database/location.js';
 
 /**
  * What the SQL of one database does its own way in the statements of query-translator.ts: how
@@ -36,9 +37,6 @@ export interface SqlDialect {
   /** Whether a page in index order is first looked for in a window of the records (Read.window in query-translator.ts). */
   readonly triesIndexOrderWindow: boolean;
 }
-
-/** The databases the store runs on. */
-export type Backend = 'sqlite' | 'postgresql';
 
 /** What a bound value is read as; `any`: as the context takes it. */
 export type ParamType = 'any' | 'text' | 'integer' | 'double' | 'json' | 'instant' | 'boolean';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from '@libsql/client';
 import { diffSchemas, latestSnapshot, providerSchema } from '../../../../scripts/prisma-schemas.mjs';
-import { loadMigrations, migrate } from '../../../../subgraphs/models/store/migrator.js';
+import { loadMigrations, migrate } from '../../../../database/migrator.js';
+import { databaseLocation } from '../../../../database/location.js';
 import { canonicalJson } from '../../../../kernel/records/canonical-json.js';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
 import { payloadNumbers } from '../../../../subgraphs/models/domain/records/record-numbers.js';
@@ -25,17 +26,17 @@ describe.each(backends)('migrations on %s', (backend) => {
     const names = (await loadMigrations(backend)).map((migration) => migration.name);
     expect(names.length).toBeGreaterThan(0);
 
-    expect(await migrate(backend, database.url)).toEqual(names);
+    expect(await migrate(databaseLocation(database.url))).toEqual(names);
     const migrated = await catalog(backend, database.url);
     const history = await onDatabase(backend, database.url, 'SELECT name, checksum, applied_at FROM _store_migrations ORDER BY name');
 
-    expect(await migrate(backend, database.url)).toEqual([]);
+    expect(await migrate(databaseLocation(database.url))).toEqual([]);
     expect(await catalog(backend, database.url)).toEqual(migrated);
     expect(await onDatabase(backend, database.url, 'SELECT name, checksum, applied_at FROM _store_migrations ORDER BY name')).toEqual(history);
   });
 
   test('the migrated database has exactly the tables, columns, indexes and keys schema.prisma describes', async () => {
-    await migrate(backend, database.url);
+    await migrate(databaseLocation(database.url));
     // Reference: what Prisma's schema engine creates from schema.prisma on an empty database.
     const reference = await createDatabase(backend);
     try {
@@ -92,7 +93,7 @@ describe.each(backends)('migrations on %s', (backend) => {
       INSERT INTO record_numbers (record_id, path, value) VALUES ('in-acme', 'n', 1), ('no-tenant', 'n', 2);`,
     );
 
-    expect(await migrate(backend, database.url)).toEqual(pending);
+    expect(await migrate(databaseLocation(database.url))).toEqual(pending);
     const rows = (sql: string) => onDatabase(backend, database.url, sql);
     expect(await rows('SELECT id, namespace, tenant_id FROM records ORDER BY id')).toEqual([
       { id: 'in-acme', namespace: 'acme', tenant_id: 'acme' },
@@ -122,7 +123,7 @@ describe.each(backends)('migrations on %s', (backend) => {
       INSERT INTO record_numbers (record_id, record_namespace, path, value) VALUES ('same', 'acme', 'n', 1), ('same', 'globex', 'n', 2);`,
     );
 
-    expect(await migrate(backend, database.url)).toEqual(pending);
+    expect(await migrate(databaseLocation(database.url))).toEqual(pending);
     const rows = (sql: string) => onDatabase(backend, database.url, sql);
     const draws = (await rows('SELECT tie_break FROM records')).map(({ tie_break }) => Number(tie_break));
     expect(draws.every((draw) => Number.isSafeInteger(draw) && draw >= 0)).toBe(true);
@@ -136,14 +137,14 @@ describe.each(backends)('migrations on %s', (backend) => {
 
   test('PostgreSQL compresses new payloads with lz4 (this server has it)', async () => {
     if (backend !== 'postgresql') return;
-    await migrate(backend, database.url);
+    await migrate(databaseLocation(database.url));
     expect(await onDatabase(backend, database.url, "SELECT attcompression FROM pg_attribute WHERE attrelid = 'records'::regclass AND attname = 'payload'")).toEqual([{ attcompression: 'l' }]);
   });
 
   test('a migration edited after it was applied stops the start with STORE_ERROR', async () => {
-    await migrate(backend, database.url);
+    await migrate(databaseLocation(database.url));
     await onDatabase(backend, database.url, `UPDATE _store_migrations SET checksum = 'edited'`);
-    await expect(migrate(backend, database.url)).rejects.toMatchObject({
+    await expect(migrate(databaseLocation(database.url))).rejects.toMatchObject({
       code: 'STORE_ERROR',
       message: expect.stringMatching(/^migration \S+ was changed after it was applied$/),
     });
@@ -163,7 +164,7 @@ onPostgres('migrators starting at once on one PostgreSQL database', () => {
 
   test('apply each migration once, and neither fails', async () => {
     const names = (await loadMigrations('postgresql')).map((migration) => migration.name);
-    const runs = await Promise.all([1, 2, 3].map(() => migrate('postgresql', database.url)));
+    const runs = await Promise.all([1, 2, 3].map(() => migrate(databaseLocation(database.url))));
     expect(runs.flat().sort()).toEqual(names);
     expect(await onDatabase('postgresql', database.url, 'SELECT name FROM _store_migrations ORDER BY name')).toEqual(names.map((name) => ({ name })));
   });
@@ -187,7 +188,7 @@ describe("a migrator that finds a new SQLite file in another connection's write 
       await write.execute('INSERT INTO other_work VALUES (1)');
       setTimeout(() => void write.commit(), 300);
       const names = (await loadMigrations('sqlite')).map((migration) => migration.name);
-      expect(await migrate('sqlite', url)).toEqual(names);
+      expect(await migrate(databaseLocation(url))).toEqual(names);
       expect(await onDatabase('sqlite', url, 'PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
     } finally {
       other.close();
@@ -196,7 +197,7 @@ describe("a migrator that finds a new SQLite file in another connection's write 
 });
 
 test('an unreachable PostgreSQL fails the migration with STORE_ERROR and no driver text', async () => {
-  const failure = migrate('postgresql', 'postgresql://someone:secret@127.0.0.1:1/records');
+  const failure = migrate(databaseLocation('postgresql://someone:secret@127.0.0.1:1/records'));
   await expect(failure).rejects.toMatchObject({ code: 'STORE_ERROR', message: 'records store migration failed' });
 });
 

@@ -3,8 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
-import { backendsUnderTest, createDatabase } from './support.js';
+import { backendsUnderTest, createDatabase, openStoreAt } from './support.js';
 
 const backends = await backendsUnderTest();
 const onPostgres = backends.includes('postgresql') ? describe : describe.skip;
@@ -22,7 +21,7 @@ describe('openRecordStore on SQLite', () => {
 
   test('creates the directory of file:<path>, migrates, and answers ping', async () => {
     const file = path.join(dir, 'nested', 'data', 'records.db');
-    const store = await openRecordStore(`file:${file}`);
+    const store = await openStoreAt(`file:${file}`);
     try {
       expect(store.dialect.name).toBe('sqlite');
       await expect(store.ping()).resolves.toBeUndefined();
@@ -36,8 +35,8 @@ describe('openRecordStore on SQLite', () => {
     const cwd = process.cwd();
     process.chdir(dir);
     try {
-      await (await openRecordStore('file:./data/records.db')).close();
-      await (await openRecordStore('file:./data/records.db')).close();
+      await (await openStoreAt('file:./data/records.db')).close();
+      await (await openStoreAt('file:./data/records.db')).close();
       expect(existsSync(path.join(dir, 'data', 'records.db'))).toBe(true);
     } finally {
       process.chdir(cwd);
@@ -47,18 +46,18 @@ describe('openRecordStore on SQLite', () => {
   test('a path that cannot hold a database is STORE_ERROR', async () => {
     const file = path.join(dir, 'not-a-directory');
     await writeFile(file, '');
-    await expect(openRecordStore(`file:${file}/records.db`)).rejects.toMatchObject({ code: 'STORE_ERROR' });
+    await expect(openStoreAt(`file:${file}/records.db`)).rejects.toMatchObject({ code: 'STORE_ERROR' });
   });
 });
 
 test('a URL of another kind is STORE_ERROR that does not repeat the URL', async () => {
-  const failure = openRecordStore('mysql://root:secret@127.0.0.1/records');
+  const failure = openStoreAt('mysql://root:secret@127.0.0.1/records');
   await expect(failure).rejects.toMatchObject({ code: 'STORE_ERROR' });
   await expect(failure).rejects.toHaveProperty('message', expect.not.stringMatching(driverText));
 });
 
 test('an unreachable PostgreSQL is STORE_ERROR at start, without driver text', async () => {
-  const failure = openRecordStore('postgresql://someone:secret@127.0.0.1:1/records');
+  const failure = openStoreAt('postgresql://someone:secret@127.0.0.1:1/records');
   await expect(failure).rejects.toMatchObject({ code: 'STORE_ERROR' });
   await expect(failure).rejects.toHaveProperty('message', expect.not.stringMatching(driverText));
 });
@@ -66,7 +65,7 @@ test('an unreachable PostgreSQL is STORE_ERROR at start, without driver text', a
 onPostgres('openRecordStore on PostgreSQL', () => {
   test('answers ping, and STORE_ERROR without driver text once the database is gone', async () => {
     const database = await createDatabase('postgresql');
-    const store = await openRecordStore(database.url);
+    const store = await openStoreAt(database.url);
     try {
       expect(store.dialect.name).toBe('postgresql');
       await expect(store.ping()).resolves.toBeUndefined();
@@ -81,7 +80,7 @@ onPostgres('openRecordStore on PostgreSQL', () => {
   test('accepts postgres:// as well', async () => {
     const database = await createDatabase('postgresql');
     try {
-      const store = await openRecordStore(database.url.replace(/^postgresql:/, 'postgres:'));
+      const store = await openStoreAt(database.url.replace(/^postgresql:/, 'postgres:'));
       await store.ping();
       await store.close();
       const client = new pg.Client(database.url);

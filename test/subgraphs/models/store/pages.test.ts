@@ -5,11 +5,10 @@ import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
 import type { RecordPage, StorePage } from '../../../../subgraphs/models/domain/records/record-page.js';
 import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordQuery, RecordStore, StoredRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
-import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
 import { type OrderTerm, translateKeyset } from '../../../../subgraphs/models/store/keyset.js';
 import { createClient } from '@libsql/client';
 import pg from 'pg';
-import { DIALECTS, backendsUnderTest, createDatabase, onDatabase } from './support.js';
+import { DIALECTS, backendsUnderTest, createDatabase, onDatabase, openStoreAt } from './support.js';
 import type { TestDatabase } from './support.js';
 
 /**
@@ -88,7 +87,7 @@ describe.each(backends)('keyset pages on %s', (backend) => {
 
   beforeAll(async () => {
     database = await createDatabase(backend);
-    store = await openRecordStore(database.url);
+    store = await openStoreAt(database.url);
     for (let i = 0; i < 40; i++) await put(store, alice, i % 9 === 8 ? { model: 'passport', version: '2.0.0' } : passport, `r${i}`, payloadOf(i));
     // Another tenant's records under the same ids, granted to alice: ties on id, broken by tie_break.
     for (const i of [3, 4, 5, 17]) {

@@ -4,9 +4,8 @@ import { requestBudget } from '../../../../kernel/request-budget.js';
 import type { StorePage } from '../../../../subgraphs/models/domain/records/record-page.js';
 import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordQuery, RecordStore } from '../../../../subgraphs/models/domain/records/record-store.js';
-import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
 import { type Slice, selectVisibleRecords, translateRead } from '../../../../subgraphs/models/store/query-translator.js';
-import { DIALECTS, backendsUnderTest, createDatabase, onDatabase } from './support.js';
+import { DIALECTS, backendsUnderTest, createDatabase, onDatabase, openStoreAt } from './support.js';
 import type { TestDatabase } from './support.js';
 
 /**
@@ -43,7 +42,7 @@ describe.each(backends)('a page within the payloads a request may still read, on
 
   beforeAll(async () => {
     database = await createDatabase(backend);
-    store = await openRecordStore(database.url);
+    store = await openStoreAt(database.url);
     for (let n = 10; n < 10 + RECORDS; n++) {
       const record = storableRecord({ id: `r${n}`, ...big, payload: payloadOf(n) });
       const fingerprint = requestFingerprint(big.model, big.version, record.payloadJson);

@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
-import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
 import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
 import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordStore, StoredRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
-import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
+import { backendsUnderTest, createDatabase, onDatabase, openStoreAt } from './support.js';
 import type { TestDatabase } from './support.js';
 
 const backends = await backendsUnderTest();
@@ -119,7 +118,7 @@ describe.each(backends)('query on %s', (backend) => {
 
   beforeAll(async () => {
     database = await createDatabase(backend);
-    store = await openRecordStore(database.url);
+    store = await openStoreAt(database.url);
     for (const [id, payload] of Object.entries(fixtures)) {
       created[id] = await put(store, owner, passport, id, payload);
       await sleep(3); // distinct created_at

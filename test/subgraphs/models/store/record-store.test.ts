@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '../../../../kernel/records/canonical-json.js';
-import { openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
 import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
 import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { CreateRecordResult, Principal, RecordStore } from '../../../../subgraphs/models/domain/records/record-store.js';
-import { backendsUnderTest, createDatabase, onDatabase } from './support.js';
+import { backendsUnderTest, createDatabase, onDatabase, openStoreAt } from './support.js';
 import type { TestDatabase } from './support.js';
 
 const backends = await backendsUnderTest();
@@ -17,7 +16,7 @@ describe.each(backends)('records store on %s', (backend) => {
   let store: RecordStore;
   beforeAll(async () => {
     database = await createDatabase(backend);
-    store = await openRecordStore(database.url);
+    store = await openStoreAt(database.url);
   });
   afterAll(async () => {
     await store.close();
@@ -214,7 +213,7 @@ describe.each(backends)('records store on %s', (backend) => {
   });
 
   test('an expired key is forgotten', async () => {
-    const forgetful = await openRecordStore(database.url, { idempotencyTtlSecs: 0 });
+    const forgetful = await openStoreAt(database.url, { idempotencyTtlSecs: 0 });
     try {
       const key = randomUUID();
       const scope = idempotencyScope(alice);

@@ -4,10 +4,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from '@libsql/client';
 import pg from 'pg';
-import type { Backend, SqlDialect } from '../../../../subgraphs/models/store/sql/sql-dialect.js';
+import type { SqlDialect } from '../../../../subgraphs/models/store/sql/sql-dialect.js';
+import type { Backend } from '../../../../database/location.js';
+import { openDatabase } from '../../../../database/database.js';
+import { DEFAULT_DATABASE_LIMITS } from '../../../../database/limits.js';
+import { type StoreOptions, openRecordStore } from '../../../../subgraphs/models/store/open-store.js';
+import type { RecordStore } from '../../../../subgraphs/models/domain/records/record-store.js';
 import { postgresqlDialect } from '../../../../subgraphs/models/store/sql/postgresql-dialect.js';
 import { sqliteDialect } from '../../../../subgraphs/models/store/sql/sqlite-dialect.js';
-import { loadMigrations } from '../../../../subgraphs/models/store/migrator.js';
+import { loadMigrations } from '../../../../database/migrator.js';
 
 export type { Backend };
 
@@ -123,4 +128,9 @@ export async function migratedBefore(backend: Backend, url: string, name: string
       .join('\n')}`,
   );
   return migrations.slice(index).map((m) => m.name);
+}
+
+/** The records store on the database at `url`, as the system opens it (server/system.ts) with the default limits. */
+export async function openStoreAt(url: string, options?: StoreOptions): Promise<RecordStore> {
+  return openRecordStore(await openDatabase(url, { limits: DEFAULT_DATABASE_LIMITS }), options);
 }

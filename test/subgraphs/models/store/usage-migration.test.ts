@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { migrate } from '../../../../subgraphs/models/store/migrator.js';
+import { migrate } from '../../../../database/migrator.js';
+import { databaseLocation } from '../../../../database/location.js';
 import { backendsUnderTest, createDatabase, migratedBefore, onDatabase } from './support.js';
 import type { TestDatabase } from './support.js';
 
@@ -40,7 +41,7 @@ describe.each(backends)('the usage signatures migration on %s', (backend) => {
         ('${other}', 'kit', '2', '2026-11-21', '', 7, 4);`,
     );
 
-    expect(await migrate(backend, database.url)).toEqual(pending);
+    expect(await migrate(databaseLocation(database.url))).toEqual(pending);
     const rows = (sql: string) => onDatabase(backend, database.url, sql);
     const operations = await rows('SELECT hash, name, type, body, coordinates, first_seen_ms, last_seen_ms FROM usage_operations ORDER BY name');
     const counts = await rows('SELECT hash, client_name, client_version, day, inputs, requests FROM usage_counts ORDER BY requests');
@@ -59,6 +60,6 @@ describe.each(backends)('the usage signatures migration on %s', (backend) => {
       { hash: count, client_name: 'kit', client_version: '2', day: '2026-11-21', inputs: '', requests: 7 },
     ]);
     // A second start changes nothing.
-    expect(await migrate(backend, database.url)).toEqual([]);
+    expect(await migrate(databaseLocation(database.url))).toEqual([]);
   });
 });

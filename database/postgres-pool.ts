@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { PoolStats } from '../../../kernel/metrics.js';
-import type { StoreLimits } from './store-limits.js';
+import type { PoolStats } from '../kernel/metrics.js';
+import type { DatabaseLimits } from './limits.js';
 
 /**
  * How much longer than its statement timeout we wait for PostgreSQL's own answer: the server cancels
@@ -13,14 +13,14 @@ const KEEPALIVE_DELAY_MS = 10_000;
 
 /**
  * The one pool of a PostgreSQL store: Prisma's adapter runs its transactions and queries on it, and
- * the translated queries read through it, all with the same bounds (store-limits.ts):
+ * the translated queries read through it, all with the same bounds (limits.ts):
  * - at most `poolSize` connections; an operation queues for one at most `acquireTimeoutMs`, which
  *   also bounds opening a new one (node-postgres's `connectionTimeoutMillis`);
  * - the server cancels a statement after `statementTimeoutMs`, and ends a session that idles that
  *   long inside a transaction (its locks are not held by a process of ours that stalled);
  * - a server that does not answer at all is given up on `ANSWER_GRACE_MS` later (`query_timeout`).
  */
-export function openPool(databaseUrl: string, limits: StoreLimits, observer?: PoolObserver): pg.Pool {
+export function openPool(databaseUrl: string, limits: DatabaseLimits, observer?: PoolObserver): pg.Pool {
   const pool = new (observer ? timedPool(observer) : pg.Pool)({
     connectionString: databaseUrl,
     max: limits.poolSize,

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Client, createClient } from '@libsql/client';
 import pg from 'pg';
-import { DomainError } from '../../../kernel/errors.js';
-import type { Backend } from './sql/sql-dialect.js';
-import { storeFailure } from './store-error.js';
+import { DomainError } from '../kernel/errors.js';
+import { storeFailure } from './failure.js';
+import type { Backend, DatabaseLocation } from './location.js';
 
 /**
  * Applies the committed SQL migrations (prisma/migrations/<backend>/<name>/migration.sql, written
@@ -27,11 +27,11 @@ export interface Migration {
  * Names of the migrations applied by this call (empty when the database was up to date); `applied`
  * hears each as soon as it is in, with the time it took (a long one is not silent until the end).
  */
-export async function migrate(backend: Backend, databaseUrl: string, onApplied?: (name: string, ms: number) => void): Promise<string[]> {
+export async function migrate(location: DatabaseLocation, onApplied?: (name: string, ms: number) => void): Promise<string[]> {
   let session: MigrationSession | undefined;
   try {
-    const migrations = await loadMigrations(backend);
-    session = backend === 'postgresql' ? await postgresSession(databaseUrl) : sqliteSession(databaseUrl);
+    const migrations = await loadMigrations(location.kind);
+    session = location.kind === 'postgresql' ? await postgresSession(location.url) : sqliteSession(location.url);
     const active = session;
     return await active.exclusively(async () => {
       await active.createHistory();
@@ -67,12 +67,12 @@ export async function loadMigrations(backend: Backend): Promise<Migration[]> {
   );
 }
 
-/** prisma/migrations at the project root, found from this module in src/ as in dist/. */
+/** prisma/migrations at the project root, found from this module in the sources as in dist/. */
 function migrationsRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, 'prisma', 'migrations'))) {
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('prisma/migrations not found above the store module');
+    if (parent === dir) throw new Error('prisma/migrations not found above the database module');
     dir = parent;
   }
   return path.join(dir, 'prisma', 'migrations');

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../kernel/errors.js';
+import { DomainError } from '../kernel/errors.js';
 
 /**
  * Retry-After of a STORE_BUSY answer (the facades send `details.retry_after_seconds` as the header).
@@ -9,7 +9,7 @@ const RETRY_AFTER_SECONDS = 1;
 
 /**
  * A database failure as the contract's STORE_ERROR (502), or STORE_BUSY (503 with Retry-After) when
- * the database did not take the work within a bound of ours (store-limits.ts) or turned it away for
+ * the database did not take the work within a bound of ours (limits.ts) or turned it away for
  * load: a retry later may succeed. The message is ours: SQL, driver text and connection strings stay
  * out of it; the original error is kept as a non-enumerable `cause` for the operator's logs.
  */

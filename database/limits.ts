@@ -1,9 +1,9 @@
 /**
- * How long the records store waits, and on how many connections (docs/DECISIONS.md, "Processes and
+ * How long the records database's users (the records store, usage, the registry's announcements) wait, and on how many connections (docs/DECISIONS.md, "Processes and
  * configuration"; docs/STORE.md, "Connections and bounded waits"). Every wait is bounded: past a
  * bound the operation fails with STORE_BUSY (503, Retry-After), never hangs.
  */
-export interface StoreLimits {
+export interface DatabaseLimits {
   /** DATABASE_POOL_SIZE: the PostgreSQL connections this process opens at most (SQLite: one). */
   poolSize: number;
   /** DATABASE_ACQUIRE_TIMEOUT_MS: how long an operation queues for a connection (SQLite: for the write transaction). */
@@ -22,7 +22,7 @@ export interface StoreLimits {
  * seconds a statement: the slowest we run (a query over 100,000 records) takes well under one. Two
  * seconds for the readiness probes: they answer within a couple of seconds, whatever the database.
  */
-export const DEFAULT_STORE_LIMITS: StoreLimits = {
+export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
   poolSize: 10,
   acquireTimeoutMs: 10_000,
   statementTimeoutMs: 10_000,
