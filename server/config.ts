@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { type Env, ConfigError, InvalidValue, boolean, integer, list, oneOf, optional, string, url } from '../kernel/config/env.js';
+import { type Env, ConfigError, InvalidValue, boolean, cidrList, integer, list, oneOf, optional, string, url } from '../kernel/config/env.js';
 import { type AuthConfig, readAuthConfig } from '../kernel/identity/auth-config.js';
 import { LOG_LEVELS, type LogLevel } from '../kernel/logger.js';
 import { DEFAULT_JSON_MAX_DEPTH } from '../kernel/json-depth.js';
@@ -293,6 +293,9 @@ function readHttpConfig(env: Env): HttpConfig {
       requestTimeoutMs: optional(env, 'SERVER_REQUEST_TIMEOUT_MS', integer({ min: 1 }), 30_000),
       keepAliveTimeoutMs: optional(env, 'SERVER_KEEP_ALIVE_TIMEOUT_MS', integer({ min: 1 }), 5_000),
       maxConnections: optional(env, 'SERVER_MAX_CONNECTIONS', integer({ min: 1 }), 4096),
+      // A sixteenth of the default SERVER_MAX_CONNECTIONS: one client's flood leaves 3,840 of each worker's connections to the others.
+      maxConnectionsPerClient: optional(env, 'SERVER_MAX_CONNECTIONS_PER_CLIENT', integer({ min: 1 }), 256),
+      proxyAddresses: optional(env, 'SERVER_PROXY_ADDRESSES', cidrList, []),
     },
   };
 }

@@ -386,11 +386,14 @@ function boundPort(proc: Process, listener: string): number | undefined {
  */
 function listen(proc: Process, name: string, port: number, handler: RequestListener, refuse: Refusal, messages?: MessageClasses): Promise<void> {
   return new Promise((resolve, reject) => {
+    const { limits } = proc.config.http;
+    const clientAtCap = (client: string) =>
+      proc.logger.warn({ listener: name, client, limit: limits.maxConnectionsPerClient }, 'a client holds SERVER_MAX_CONNECTIONS_PER_CLIENT connections; its further ones are closed');
     const server = httpServer(
       stoppingAware(name, handler, () => proc.stopping),
-      proc.config.http.limits,
+      limits,
       refuse,
-      messages,
+      { messages, clientAtCap },
     ).listen(port, proc.config.http.host);
     server.once('listening', () => {
       proc.listeners[name] = server;
