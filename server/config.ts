@@ -84,6 +84,12 @@ export interface SystemConfig {
   graphqlLimits: GraphQLLimits;
   /** REQUEST_MAX_RESPONSE_BYTES, REQUEST_MAX_RECORDS_READ, REQUEST_MAX_DURATION_MS (kernel/request-budget.ts). */
   requestBudget: BudgetLimits;
+  /**
+   * `REGISTRY_REFRESH_TIMEOUT_SECS`, in milliseconds: how long an admin refresh waits for its run
+   * before it answers REGISTRY_ERROR; the refresh's request is held to it instead of
+   * REQUEST_MAX_DURATION_MS, at every door and hop (the edge's too, which runs no registry).
+   */
+  registryRefreshTimeoutMs: number;
   /** GATEWAY_ANSWER_CACHE_MB: subgraph answers reused in this process (gateway/executor/answer-cache.ts), in MB of JSON; 0: none. */
   answerCacheBytes: number;
   /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the only documents `/graphql` runs; null: any document. */
@@ -147,6 +153,9 @@ export function readSystemConfig(env: Env): SystemConfig {
     graphqlIde: optional(env, 'GRAPHQL_IDE', boolean, false),
     graphqlLimits: readGraphQLLimits(env),
     requestBudget: readRequestBudget(env),
+    // Past the request deadline (20 s: a quiet refresh took 6–10 s, one on a machine at load 8–12 more than 20),
+    // and short of a load balancer's server timeout (60 s in docs/DEPLOYMENT.md's HAProxy configuration).
+    registryRefreshTimeoutMs: optional(env, 'REGISTRY_REFRESH_TIMEOUT_SECS', integer({ min: 1 }), 45) * 1000,
     answerCacheBytes: optional(env, 'GATEWAY_ANSWER_CACHE_MB', integer({ min: 0 }), 16) * 1024 * 1024,
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayExecutor,
