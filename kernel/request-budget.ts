@@ -45,6 +45,15 @@ export interface RequestBudget {
   chargeAnswer(value: unknown): void;
   /** Throws DEADLINE_EXCEEDED once the deadline has passed. */
   checkDeadline(): void;
+  /**
+   * An operation with a time bound of its own (an admin refresh, REGISTRY_REFRESH_TIMEOUT_SECS):
+   * the deadline moves to `maxDurationMs` after the request's arrival, if that is later, but never
+   * past what a caller's BUDGET_HEADER said is left. Without a deadline (REQUEST_MAX_DURATION_MS=0)
+   * there is none to move. Only the doors call it, for the operations they know.
+   */
+  extendDeadline(maxDurationMs: number): void;
+  /** What is left of a deadline `extendDeadline` moved, in milliseconds; null when none was moved. */
+  extendedMsLeft(): number | null;
   /** `work`, or DEADLINE_EXCEEDED at the deadline (the work is then told to stop through `signal`). */
   within<T>(work: Promise<T>): Promise<T>;
   /** A breach a remote subgraph reported: the request's own from now on. */
@@ -66,6 +75,8 @@ export const NO_BUDGET: RequestBudget = {
   chargeReceived: () => undefined,
   chargeAnswer: () => undefined,
   checkDeadline: () => undefined,
+  extendDeadline: () => undefined,
+  extendedMsLeft: () => null,
   within: (work) => work,
   adopt: () => undefined,
   header: () => null,
@@ -81,7 +92,7 @@ export function budgetOn(limits: BudgetLimits): boolean {
  * gateway's, for a subgraph port): a header can only shrink the budget, never grow it.
  */
 export function requestBudget(limits: BudgetLimits, header?: string): RequestBudget {
-  return new CountingBudget(lowered(limits, header));
+  return new CountingBudget(lowered(limits, header), headerMs(header) ?? Infinity);
 }
 
 class CountingBudget implements RequestBudget {
@@ -90,15 +101,21 @@ class CountingBudget implements RequestBudget {
   private bytesRead = 0;
   private bytesReceived = 0;
   private reads: Promise<unknown> = Promise.resolve();
-  private readonly deadline: number;
+  private readonly arrivedAt = Date.now();
+  private deadline: number;
+  private extended = false;
   /** Made when something asks for the signal (a statement to cancel): most requests never do. */
   private controller: AbortController | undefined;
   /** What `within` rejects at a breach: a plain callback, not an abort listener, which costs a request several microseconds more. */
   private readonly stops: Array<(breach: DomainError) => void> = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly limits: BudgetLimits) {
-    this.deadline = limits.maxDurationMs > 0 ? Date.now() + limits.maxDurationMs : Infinity;
+  /** `ceilingMs`: what a caller's header said is left; no deadline moves past it. */
+  constructor(
+    private limits: BudgetLimits,
+    private readonly ceilingMs: number,
+  ) {
+    this.deadline = limits.maxDurationMs > 0 ? this.arrivedAt + limits.maxDurationMs : Infinity;
   }
 
   get signal(): AbortSignal {
@@ -144,6 +161,22 @@ class CountingBudget implements RequestBudget {
   checkDeadline(): void {
     if (this.breach) throw this.breach;
     if (Date.now() >= this.deadline) this.fail(deadlineExceeded(this.limits.maxDurationMs));
+  }
+
+  extendDeadline(maxDurationMs: number): void {
+    const allowed = Math.min(maxDurationMs, this.ceilingMs);
+    const deadline = this.arrivedAt + allowed;
+    if (deadline <= this.deadline || this.breach) return;
+    this.deadline = deadline;
+    this.limits = { ...this.limits, maxDurationMs: allowed };
+    this.extended = true;
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.expire(), Math.max(0, this.deadline - Date.now()));
+  }
+
+  extendedMsLeft(): number | null {
+    return this.extended ? Math.max(0, this.deadline - Date.now()) : null;
   }
 
   within<T>(work: Promise<T>): Promise<T> {
@@ -192,14 +225,25 @@ class CountingBudget implements RequestBudget {
 
 function lowered(limits: BudgetLimits, header: string | undefined): BudgetLimits {
   if (!header) return limits;
-  const sent = Object.fromEntries(
-    header
-      .split(',')
-      .map((part) => part.trim().split('='))
-      .map(([name, value]) => [name, Number(value)]),
-  );
-  const min = (own: number, theirs: unknown) => (typeof theirs === 'number' && Number.isSafeInteger(theirs) && theirs > 0 ? (own > 0 ? Math.min(own, theirs) : theirs) : own);
+  const sent = sentBy(header);
+  const min = (own: number, theirs: number | undefined) => (theirs === undefined ? own : own > 0 ? Math.min(own, theirs) : theirs);
   return { ...limits, maxDurationMs: min(limits.maxDurationMs, sent.ms), maxRecordsRead: min(limits.maxRecordsRead, sent.records) };
+}
+
+/** The milliseconds a BUDGET_HEADER says are left; null without one. */
+export function headerMs(header: string | undefined): number | null {
+  return header ? (sentBy(header).ms ?? null) : null;
+}
+
+/** A BUDGET_HEADER's values (`ms=…, records=…`), each a positive integer or left out. */
+function sentBy(header: string): { ms?: number; records?: number } {
+  const sent: Record<string, number> = {};
+  for (const part of header.split(',')) {
+    const [name = '', text] = part.trim().split('=');
+    const value = Number(text);
+    if (Number.isSafeInteger(value) && value > 0) sent[name] = value;
+  }
+  return { ms: sent.ms, records: sent.records };
 }
 
 function tooLarge(limit: number): DomainError {

@@ -1,7 +1,11 @@
 import type { IncomingMessage } from 'node:http';
+import { Kind, type OperationDefinitionNode } from 'graphql';
 import { DomainError, isErrorCode } from '../kernel/errors.js';
-import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, requestBudget } from '../kernel/request-budget.js';
+import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, headerMs, requestBudget } from '../kernel/request-budget.js';
 import type { RequestPlugin, SubgraphFetch, SubgraphResponse } from './pipeline.js';
+
+/** Root fields whose work has a time bound of its own, in milliseconds: their requests are held to it instead of REQUEST_MAX_DURATION_MS. */
+export type OwnDeadlines = Readonly<Record<string, number>>;
 
 /** The codes of a breached budget (kernel/request-budget.ts). */
 const BUDGET_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED']);
@@ -11,12 +15,17 @@ const BUDGET_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DE
  * its budget when it arrives (kernel/request-budget.ts), whichever door. A subgraph port lowers it
  * to what the gateway says is left (BUDGET_HEADER), so a deadline holds across the hop. A remote
  * fetch carries that header, stops when the budget runs out, and a subgraph's own breach becomes
- * the request's (its code is what the client gets).
+ * the request's (its code is what the client gets). An operation whose every root field has a
+ * deadline of its own (`ownDeadlines`: the admin refresh) is held to that instead.
  */
-export function requestBudgetPlugin(limits: BudgetLimits): RequestPlugin {
+export function requestBudgetPlugin(limits: BudgetLimits, ownDeadlines: OwnDeadlines = {}): RequestPlugin {
   return {
     onRequest(exchange, request) {
       exchange.budget = requestBudget(limits, exchange.door.startsWith('subgraph:') ? headerOf(request) : undefined);
+    },
+    onOperation({ exchange, operation }) {
+      const own = ownDeadlineOf(operation, ownDeadlines);
+      if (own !== null) exchange.budget.extendDeadline(own);
     },
     async onSubgraphFetch(fetch, send) {
       const { budget } = fetch.context;
@@ -59,6 +68,29 @@ function adoptBreach(response: SubgraphResponse, budget: RequestBudget): void {
   const breached = response.errors?.find((error) => BUDGET_CODES.has(String(error.extensions?.code)));
   const code = breached?.extensions?.code;
   if (breached && isErrorCode(code)) budget.adopt(new DomainError(code, breached.message, breached.extensions?.details ?? null));
+}
+
+/**
+ * A subgraph port's request from the gateway (its secret checked): the deadline the gateway sent is
+ * the request's, an operation's own bound included, which the port's own REQUEST_MAX_DURATION_MS
+ * would otherwise cut. A direct caller's header only ever lowers the budget (an own deadline too).
+ */
+export function followGatewayDeadline(budget: RequestBudget, request: IncomingMessage): void {
+  const ms = headerMs(headerOf(request));
+  if (ms !== null) budget.extendDeadline(ms);
+}
+
+/** The longest own deadline of the operation's root fields, when each has one (`__typename` aside); else null. */
+function ownDeadlineOf(operation: OperationDefinitionNode, ownDeadlines: OwnDeadlines): number | null {
+  let longest: number | null = null;
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) return null;
+    if (selection.name.value === '__typename') continue;
+    const own = Object.hasOwn(ownDeadlines, selection.name.value) ? ownDeadlines[selection.name.value]! : null;
+    if (own === null) return null;
+    longest = Math.max(longest ?? 0, own);
+  }
+  return longest;
 }
 
 function headerOf(request: IncomingMessage): string | undefined {

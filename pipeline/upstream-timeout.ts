@@ -4,11 +4,13 @@ import type { RequestPlugin } from './pipeline.js';
 /**
  * `SUBGRAPH_TIMEOUT_MS`: a remote subgraph fetch, its answer's body included, that takes longer
  * fails with SUBGRAPH_TIMEOUT, naming the subgraph but not its address (a failed fetch: the other
- * subgraphs' data is still answered).
+ * subgraphs' data is still answered). An operation with a deadline of its own (the admin refresh,
+ * pipeline/request-budget.ts) gives its fetches until that deadline when it is later.
  */
-export function upstreamTimeout(timeoutMs: number): RequestPlugin {
+export function upstreamTimeout(subgraphTimeoutMs: number): RequestPlugin {
   return {
     async onSubgraphFetch(fetch, send) {
+      const timeoutMs = Math.max(subgraphTimeoutMs, fetch.context.budget.extendedMsLeft() ?? 0);
       // A timer cleared when the fetch ends, not AbortSignal.timeout, whose timer and signal stay
       // behind for the whole timeout after every fetch.
       const controller = new AbortController();

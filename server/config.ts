@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { type Env, ConfigError, InvalidValue, boolean, integer, list, oneOf, optional, string, url } from '../kernel/config/env.js';
+import { type Env, ConfigError, InvalidValue, boolean, cidrList, integer, list, oneOf, optional, string, url } from '../kernel/config/env.js';
 import { type AuthConfig, readAuthConfig } from '../kernel/identity/auth-config.js';
 import { LOG_LEVELS, type LogLevel } from '../kernel/logger.js';
 import { DEFAULT_JSON_MAX_DEPTH } from '../kernel/json-depth.js';
@@ -86,6 +86,12 @@ export interface SystemConfig {
   graphqlLimits: GraphQLLimits;
   /** REQUEST_MAX_RESPONSE_BYTES, REQUEST_MAX_RECORDS_READ, REQUEST_MAX_DURATION_MS (kernel/request-budget.ts). */
   requestBudget: BudgetLimits;
+  /**
+   * `REGISTRY_REFRESH_TIMEOUT_SECS`, in milliseconds: how long an admin refresh waits for its run
+   * before it answers REGISTRY_ERROR; the refresh's request is held to it instead of
+   * REQUEST_MAX_DURATION_MS, at every door and hop (the edge's too, which runs no registry).
+   */
+  registryRefreshTimeoutMs: number;
   /** GATEWAY_ANSWER_CACHE_MB: subgraph answers reused in this process (gateway/executor/answer-cache.ts), in MB of JSON; 0: none. */
   answerCacheBytes: number;
   /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the only documents `/graphql` runs; null: any document. */
@@ -151,6 +157,9 @@ export function readSystemConfig(env: Env): SystemConfig {
     graphqlIde: optional(env, 'GRAPHQL_IDE', boolean, false),
     graphqlLimits: readGraphQLLimits(env),
     requestBudget: readRequestBudget(env),
+    // Past the request deadline (20 s: a quiet refresh took 6–10 s, one on a machine at load 8–12 more than 20),
+    // and short of a load balancer's server timeout (60 s in docs/DEPLOYMENT.md's HAProxy configuration).
+    registryRefreshTimeoutMs: optional(env, 'REGISTRY_REFRESH_TIMEOUT_SECS', integer({ min: 1 }), 45) * 1000,
     answerCacheBytes: optional(env, 'GATEWAY_ANSWER_CACHE_MB', integer({ min: 0 }), 16) * 1024 * 1024,
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayExecutor,
@@ -306,6 +315,9 @@ function readHttpConfig(env: Env): HttpConfig {
       requestTimeoutMs: optional(env, 'SERVER_REQUEST_TIMEOUT_MS', integer({ min: 1 }), 30_000),
       keepAliveTimeoutMs: optional(env, 'SERVER_KEEP_ALIVE_TIMEOUT_MS', integer({ min: 1 }), 5_000),
       maxConnections: optional(env, 'SERVER_MAX_CONNECTIONS', integer({ min: 1 }), 4096),
+      // A sixteenth of the default SERVER_MAX_CONNECTIONS: one client's flood leaves 3,840 of each worker's connections to the others.
+      maxConnectionsPerClient: optional(env, 'SERVER_MAX_CONNECTIONS_PER_CLIENT', integer({ min: 1 }), 256),
+      proxyAddresses: optional(env, 'SERVER_PROXY_ADDRESSES', cidrList, []),
     },
   };
 }

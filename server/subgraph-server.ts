@@ -14,6 +14,7 @@ import { type Answer, type Exchange, type RequestPipeline, RequestMistake } from
 import { graphqlDoor, mistakeOf, named, record, runnableOperation } from '../pipeline/graphql-door.js';
 import { fragmentsOf } from '../pipeline/limits/measure.js';
 import { GATEWAY_SECRET_HEADER } from '../pipeline/gateway-secret.js';
+import { followGatewayDeadline } from '../pipeline/request-budget.js';
 
 export interface SubgraphServerOptions {
   schema: GraphQLSchema;
@@ -74,6 +75,7 @@ const NOT_FOUND = 'not found: this port serves POST /graphql and GET /health';
 async function answer(options: SubgraphServerOptions, documents: DocumentCache, sender: 'gateway' | 'caller', req: express.Request, exchange: Exchange): Promise<Answer> {
   const context = requestContext(options.access, credentialSourceOf(req), exchange);
   if (sender === 'caller') await context.identity();
+  else followGatewayDeadline(context.budget, req);
   const { query, variables, operationName } = (req.body ?? {}) as { query?: unknown; variables?: Record<string, unknown>; operationName?: string };
   const text = typeof query === 'string' ? query : '';
   if (sender === 'caller') options.pipeline.document(exchange, text);

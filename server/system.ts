@@ -20,7 +20,7 @@ import { gatewaySecret } from '../pipeline/gateway-secret.js';
 import { upstreamTimeout } from '../pipeline/upstream-timeout.js';
 import { operationLimits } from '../pipeline/operation-limits.js';
 import { documentSizeLimits } from '../pipeline/document-size-limits.js';
-import { requestBudgetPlugin } from '../pipeline/request-budget.js';
+import { type OwnDeadlines, requestBudgetPlugin } from '../pipeline/request-budget.js';
 import { budgetOn } from '../kernel/request-budget.js';
 import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
 import { type Refusal, httpServer } from '../kernel/http/http-server.js';
@@ -140,9 +140,21 @@ function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: 
   // Usage counts what runs: after the limits, which refuse an operation before it does.
   const reporting = usage ? [usageReporting(usage)] : [];
   const accessLogs = config.accessLog ? [accessLog(logger)] : [];
-  const budget = budgetOn(config.requestBudget) ? [requestBudgetPlugin(config.requestBudget)] : [];
+  const budget = budgetOn(config.requestBudget) ? [requestBudgetPlugin(config.requestBudget, ownDeadlines(config))] : [];
   const limits = [documentSizeLimits(config.graphqlLimits), operationLimits(config.graphqlLimits)];
   return new RequestPipeline([requestId(), ...limits, ...reporting, ...remoteFetches, ...budget, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
+}
+
+/**
+ * How long past REGISTRY_REFRESH_TIMEOUT_SECS the refresh's request has for its answer: the
+ * registry's REGISTRY_ERROR, with its report of what happens next, goes out before the deadline's
+ * DEADLINE_EXCEEDED would (with WORKERS it crosses from the primary first).
+ */
+const REFRESH_ANSWER_MARGIN_MS = 5000;
+
+/** The operations held to a deadline of their own: the admin refresh (`refreshRegistry`), to REGISTRY_REFRESH_TIMEOUT_SECS. */
+function ownDeadlines(config: SystemConfig): OwnDeadlines {
+  return { refreshRegistry: config.registryRefreshTimeoutMs + REFRESH_ANSWER_MARGIN_MS };
 }
 
 /**
@@ -286,7 +298,14 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
   const store = await openRecordStore(database, { idempotencyTtlSecs: models.idempotencyTtlSecs, onMigrationApplied: migrationLog(proc.logger) });
   proc.closers.push(() => store.close());
   const fetcher = new ArtifactFetcher(models.registry.fetch);
-  const preparer = new WorkerArtifactPreparer();
+  const preparer = new WorkerArtifactPreparer({
+    // A version that takes the whole refresh's time without an answer is not coming.
+    hungAfterMs: proc.config.registryRefreshTimeoutMs,
+    observer: {
+      started: (threadId) => proc.logger.info({ threadId }, 'registry: artifact preparation thread started'),
+      failed: (threadId, reason) => proc.logger.error({ threadId, reason }, 'registry: artifact preparation thread failed; its versions keep their previous build, the next refresh starts another'),
+    },
+  });
   proc.closers.push(() => preparer.close());
   const notifier = openRegistryNotifier(database, proc.logger);
   if (notifier) proc.closers.push(() => notifier.close());
@@ -304,6 +323,7 @@ async function modelsServices(proc: Process): Promise<SubgraphServices['models']
       compiled: compileProgress(proc.logger),
     },
     coordinator ?? new LocalRefresh(models.registry.minRefreshIntervalSecs * 1000),
+    proc.config.registryRefreshTimeoutMs,
   );
   await initialLoad(proc, registry);
   if (!coordinator) pollCatalog(proc, registry);
@@ -390,11 +410,14 @@ function boundPort(proc: Process, listener: string): number | undefined {
  */
 function listen(proc: Process, name: string, port: number, handler: RequestListener, refuse: Refusal, messages?: MessageClasses): Promise<void> {
   return new Promise((resolve, reject) => {
+    const { limits } = proc.config.http;
+    const clientAtCap = (client: string) =>
+      proc.logger.warn({ listener: name, client, limit: limits.maxConnectionsPerClient }, 'a client holds SERVER_MAX_CONNECTIONS_PER_CLIENT connections; its further ones are closed');
     const server = httpServer(
       stoppingAware(name, handler, () => proc.stopping),
-      proc.config.http.limits,
+      limits,
       refuse,
-      messages,
+      { messages, clientAtCap },
     ).listen(port, proc.config.http.host);
     server.once('listening', () => {
       proc.listeners[name] = server;

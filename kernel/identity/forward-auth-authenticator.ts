@@ -1,6 +1,5 @@
-import { BlockList, isIP } from 'node:net';
 import { DomainError } from '../errors.js';
-import type { Cidr } from '../config/env.js';
+import { type AddressBlocks, addressBlocks } from '../http/peer-address.js';
 import type { ForwardAuthConfig } from './auth-config.js';
 import type { Authenticator, CredentialSource, Identity } from './identity.js';
 
@@ -11,16 +10,16 @@ import type { Authenticator, CredentialSource, Identity } from './identity.js';
 export class ForwardAuthAuthenticator implements Authenticator {
   readonly mode = 'forward_auth';
   readonly credentialHeaders: readonly string[];
-  private readonly trusted: BlockList;
+  private readonly trusted: AddressBlocks;
 
   constructor(private readonly config: Omit<ForwardAuthConfig, 'mode' | 'policy'>) {
     const { subject, roles, scopes, tenant, token } = config.headers;
     this.credentialHeaders = [subject, roles, scopes, tenant, token].filter((name): name is string => !!name);
-    this.trusted = blockListOf(config.trustedProxies);
+    this.trusted = addressBlocks(config.trustedProxies);
   }
 
   async authenticate(source: CredentialSource): Promise<Identity> {
-    if (!isTrustedPeer(this.trusted, source.remoteAddress)) {
+    if (!this.trusted.includes(source.remoteAddress)) {
       throw new DomainError('UNAUTHORIZED', 'identity headers accepted only from trusted proxies');
     }
     const { headers } = this.config;
@@ -34,19 +33,6 @@ export class ForwardAuthAuthenticator implements Authenticator {
       tenant: tenant || null,
     };
   }
-}
-
-function blockListOf(cidrs: readonly Cidr[]): BlockList {
-  const list = new BlockList();
-  for (const { address, prefix, family } of cidrs) list.addSubnet(address, prefix, family);
-  return list;
-}
-
-/** IPv4, IPv6 and IPv4-mapped IPv6 (`::ffff:127.0.0.1`, as dual-stack sockets report IPv4 peers). */
-function isTrustedPeer(trusted: BlockList, address: string | undefined): boolean {
-  const version = address ? isIP(address) : 0;
-  if (!address || version === 0) return false;
-  return trusted.check(address, version === 4 ? 'ipv4' : 'ipv6');
 }
 
 function split(value: string | undefined, separator: string | RegExp): string[] {

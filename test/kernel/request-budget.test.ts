@@ -63,3 +63,21 @@ test('work past the deadline is answered DEADLINE_EXCEEDED and told to stop', as
   expect(budget.signal?.aborted).toBe(true);
   budget.end();
 });
+
+test('extendDeadline: an operation with its own bound moves the deadline later, never earlier, and a running timer follows', async () => {
+  const budget = requestBudget({ ...limits, maxDurationMs: 20 });
+  const work = budget.within(new Promise((resolve) => setTimeout(() => resolve('done'), 100)));
+  budget.extendDeadline(10);
+  expect(budget.extendedMsLeft()).toBeNull();
+  budget.extendDeadline(60_000);
+  expect(budget.extendedMsLeft()).toBeGreaterThan(59_000);
+  await expect(work).resolves.toBe('done');
+  budget.end();
+});
+
+test('extendDeadline: no deadline (REQUEST_MAX_DURATION_MS=0) stays none', () => {
+  const budget = requestBudget({ ...limits, maxDurationMs: 0 });
+  budget.extendDeadline(60_000);
+  expect(budget.extendedMsLeft()).toBeNull();
+  expect(budget.header()).toMatch(/^ms=0,/);
+});

@@ -1,5 +1,10 @@
+import { pathToFileURL } from 'node:url';
+import { projectPath } from '../../kernel/project.js';
+import { readSystemConfig } from '../../server/config.js';
+import { WorkerArtifactPreparer } from '../../subgraphs/models/adapters/artifact-preparer.js';
 import type { ArtifactHost, HostedFile } from '../support/artifact-host.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
+import { eventually } from '../support/load-loop.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
 
 /**
@@ -83,4 +88,101 @@ test('a slow host bounds the refresh by REGISTRY_FETCH_TIMEOUT_MS, not by the ho
   const report = await refresh();
   expect(report.status).toBe(200);
   expect(report.json.errors).toEqual([expect.objectContaining({ artifact: 'shacl', message: expect.stringMatching(/timed out/) })]);
+});
+
+/**
+ * Issue 35, row 10: each refresh started the preparation thread anew (0.5 to 0.9 s of module
+ * loading, paid again by every replica that follows a refresh). It is now kept between refreshes,
+ * and one that crashes or hangs is replaced, never leaving refreshes stuck.
+ */
+describe('the artifact preparation thread', () => {
+  let mini: Awaited<ReturnType<typeof miniModelHost>>;
+  let system: TestSystem;
+  let workers: number;
+  const env = () => ({ ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined });
+  const lines = (msg: string) => system.logs.filter((line) => line.msg?.startsWith(msg));
+  const started = () => lines('registry: artifact preparation thread started');
+  const refreshOn = () => call(system.url('core'), 'POST', '/admin/registry/refresh');
+
+  beforeAll(async () => {
+    mini = await miniModelHost();
+    workers = readSystemConfig(env()).workers;
+    system = await startTestSystem(env());
+  });
+  afterAll(async () => {
+    await system?.stop();
+    await mini?.host.stop();
+  });
+  afterEach(() => mini.host.serve('/mini/1.0/shacl.ttl', miniArtifact('shacl.ttl')));
+
+  test('each worker starts one at its first load and keeps it between refreshes', async () => {
+    const atStart = started();
+    expect(new Set(atStart.map((line) => line.pid)).size).toBe(workers);
+    expect(atStart).toHaveLength(workers);
+    for (let i = 0; i < 2; i++) expect((await refreshOn()).json).toEqual({ refreshed_at: expect.any(String), models_found: 1, errors: [] });
+    expect(started()).toEqual(atStart);
+  });
+
+  /**
+   * A 15 MB Turtle file of short triples (under REGISTRY_ARTIFACT_MAX_BYTES, 16 MiB) takes the
+   * thread past its heap bound: the thread dies, not the worker; the version keeps its build and the
+   * refresh reports it; the next refresh prepares on a new thread.
+   */
+  test('a thread out of memory fails its version alone and is replaced', async () => {
+    const before = started().length;
+    const triples = Array.from({ length: 700_000 }, (_, n) => `:s${n} :p :o${n} .`);
+    mini.host.serve('/mini/1.0/shacl.ttl', `@prefix : <urn:x:> .\n${triples.join('\n')}\n`);
+    const report = await refreshOn();
+    expect(report.status).toBe(200);
+    const outOfMemory = expect.stringMatching(/cannot be compiled: the artifact worker failed: .*memory limit/);
+    expect(report.json.errors).toEqual(['schema', 'shacl', 'owl'].map((artifact) => ({ model: 'mini', version: '1.0', artifact, message: outOfMemory })));
+    const failedIn = () => new Set(lines('registry: artifact preparation thread failed').map((line) => line.pid)).size;
+    expect(await eventually(() => failedIn() === workers)).toBe(true);
+    const validated = await call(system.url('core'), 'POST', '/models/mini/versions/1.0:validate', { body: { payload: VALID_WIDGET } });
+    expect(validated.json.passed).toBe(true);
+
+    mini.host.serve('/mini/1.0/shacl.ttl', miniArtifact('shacl.ttl'));
+    expect((await refreshOn()).json.errors).toEqual([]);
+    expect(started()).toHaveLength(before + workers);
+  });
+});
+
+/**
+ * A thread that hangs (a version whose preparation never ends) or exits: its versions fail with the
+ * reason and the next version gets a new thread. The thread below is the real preparation with two
+ * versions it cannot survive; `hungAfterMs` is what the first case is about.
+ */
+describe('WorkerArtifactPreparer with a thread that hangs or exits', () => {
+  const domain = pathToFileURL(projectPath('dist', 'subgraphs', 'models', 'domain', 'validation', 'prepare-artifacts.js')).href;
+  const script = new URL(
+    `data:text/javascript,${encodeURIComponent(`import { parentPort } from 'node:worker_threads';
+import { prepareArtifacts, transferablesOf } from ${JSON.stringify(domain)};
+parentPort.on('message', ({ id, texts, rootClass }) => {
+  if (texts.schema === 'HANG') for (;;);
+  if (texts.schema === 'EXIT') process.exit(1);
+  const prepared = prepareArtifacts(texts, rootClass);
+  parentPort.postMessage({ id, prepared }, transferablesOf(prepared));
+});`)}`,
+  );
+  const mini = { schema: miniArtifact('schema.json'), shacl: miniArtifact('shacl.ttl'), owl: miniArtifact('owl.ttl') };
+
+  test.each([
+    ['HANG', /answered nothing for 2 s and was stopped/],
+    ['EXIT', /the artifact worker stopped/],
+  ])('%s: its version fails, the next gets a new thread', async (marker, reason) => {
+    const threads: number[] = [];
+    const failures: string[] = [];
+    const preparer = new WorkerArtifactPreparer({ hungAfterMs: 2000, script, observer: { started: (id) => threads.push(id), failed: (_id, why) => failures.push(why) } });
+    try {
+      expect((await preparer.prepare(mini, 'Widget')).problems).toEqual([]);
+      const [stuck, queued] = await Promise.all([preparer.prepare({ schema: marker }), preparer.prepare(mini, 'Widget')]);
+      expect(stuck.problems).toEqual([{ artifact: 'schema', message: expect.stringMatching(reason) }]);
+      expect(queued.problems).toHaveLength(3);
+      expect(failures).toEqual([expect.stringMatching(reason)]);
+      expect((await preparer.prepare(mini, 'Widget')).problems).toEqual([]);
+      expect(new Set(threads).size).toBe(2);
+    } finally {
+      await preparer.close();
+    }
+  });
 });

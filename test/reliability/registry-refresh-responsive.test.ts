@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { ArtifactHost } from '../support/artifact-host.js';
+import { miniArtifact, miniModelHost } from '../support/mini-model.js';
 import { describeWithSharedData, sharedPath } from '../support/shared-data.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { eventually } from '../support/load-loop.js';
+import { NO_AUTH, type TestSystem, call, callOnNewConnection, startTestSystem } from '../support/system.js';
 
 /**
  * Issue: each registry refresh blocked the event loop (about 350 ms per version of the published
@@ -65,5 +67,98 @@ describeWithSharedData(PUBLISHED)('a refresh of a big catalog (two copies of the
     const report = await refreshing;
     expect(report.status).toBe(200);
     expect(report.json).toEqual({ refreshed_at: expect.any(String), models_found: 2, errors: [] });
+  });
+});
+
+/**
+ * Issue 35, row 10: on a machine at load 8–12, `POST /admin/registry/refresh` answered 504
+ * DEADLINE_EXCEEDED after 20 s (REQUEST_MAX_DURATION_MS cut it) and its report was lost. A refresh
+ * is now held to REGISTRY_REFRESH_TIMEOUT_SECS (45 s) instead, and always answers: its report, or
+ * past its own timeout the contract's REGISTRY_ERROR while the run goes on.
+ *
+ * A slow artifact host makes the refresh slow: the catalog and each artifact answer after 6 s
+ * (within REGISTRY_FETCH_TIMEOUT_MS, 10 s), so a run takes 12 s; a refresh asked while another runs
+ * waits for it, then for its own run, past the 20 s deadline.
+ */
+describe('a refresh slower than the request deadline', () => {
+  const HOST_DELAY_MS = 6000;
+  let mini: Awaited<ReturnType<typeof miniModelHost>>;
+
+  beforeAll(async () => {
+    mini = await miniModelHost();
+  });
+  afterAll(() => mini?.host.stop());
+
+  /** The mini model's catalog and artifacts, each answered after `delayMs`. */
+  function slowHost(delayMs: number): void {
+    mini.host.serve('/catalog.json', { body: JSON.stringify(mini.catalog), delayMs });
+    for (const file of ['schema.json', 'shacl.ttl', 'owl.ttl'] as const) mini.host.serve(`/mini/1.0/${file}`, { body: miniArtifact(file), delayMs });
+  }
+
+  test('still answers its report, past REQUEST_MAX_DURATION_MS (20 s)', async () => {
+    // The mini host's shortened fetch timeout left out: the default's 10 s let the host take 6.
+    const sut = await startTestSystem({ ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined });
+    slowHost(HOST_DELAY_MS);
+    const catalogAsked = () => mini.host.hits.get('/catalog.json') ?? 0;
+    const asked = catalogAsked();
+    const first = call(sut.url('core'), 'POST', '/admin/registry/refresh');
+    await eventually(() => catalogAsked() > asked, { intervalMs: 10 });
+    // Asked once the first run has begun: answered by the run after it, some 25 s from now.
+    const second = await call(sut.url('core'), 'POST', '/admin/registry/refresh');
+    expect(second.status).toBe(200);
+    expect(second.json).toEqual({ refreshed_at: expect.any(String), models_found: 1, errors: [] });
+    const report = (await first).json;
+    expect(report).toEqual({ refreshed_at: expect.any(String), models_found: 1, errors: [] });
+    expect(Date.parse(second.json.refreshed_at)).toBeGreaterThan(Date.parse(report.refreshed_at));
+  });
+
+  /**
+   * Distributed mode: the edge's REST facade, its gateway's fetch (SUBGRAPH_TIMEOUT_MS, 30 s) and the
+   * models subgraph's port each held the request to its own deadline. The host takes 8 s per step
+   * here, so that the second refresh (some 33 s) outlasts both.
+   */
+  test('over the hop to a remote models subgraph, past REQUEST_MAX_DURATION_MS and SUBGRAPH_TIMEOUT_MS', async () => {
+    const secret = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
+    const env = { ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined, ...secret };
+    const [models, indicators, impact] = await Promise.all(['models', 'indicators', 'impact'].map((name) => startTestSystem({ ...env, PROCESS_ROLE: 'subgraph', SUBGRAPH: name })));
+    const subgraphUrl = (system: TestSystem, name: string) => `${system.url(`subgraph:${name}`)}/graphql`;
+    const edge = await startTestSystem({
+      ...NO_AUTH,
+      ...secret,
+      PROCESS_ROLE: 'gateway',
+      MODELS_SUBGRAPH_URL: subgraphUrl(models!, 'models'),
+      INDICATORS_SUBGRAPH_URL: subgraphUrl(indicators!, 'indicators'),
+      IMPACT_SUBGRAPH_URL: subgraphUrl(impact!, 'impact'),
+    });
+    slowHost(8000);
+    const catalogAsked = () => mini.host.hits.get('/catalog.json') ?? 0;
+    const asked = catalogAsked();
+    const first = call(edge.url('core'), 'POST', '/admin/registry/refresh');
+    await eventually(() => catalogAsked() > asked, { intervalMs: 10 });
+    const second = await call(edge.url('core'), 'POST', '/admin/registry/refresh');
+    expect(second.status).toBe(200);
+    expect(second.json).toEqual({ refreshed_at: expect.any(String), models_found: 1, errors: [] });
+    expect((await first).status).toBe(200);
+  });
+
+  test('REGISTRY_REFRESH_TIMEOUT_SECS: past it, 502 REGISTRY_ERROR in the core envelope; the run goes on and is served when it ends', async () => {
+    const sut = await startTestSystem({ ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined, REGISTRY_REFRESH_TIMEOUT_SECS: '2' });
+    const before = (await call(sut.url('core'), 'GET', '/admin/status')).json.registry.last_refresh_at;
+    slowHost(HOST_DELAY_MS);
+    const answer = await call(sut.url('core'), 'POST', '/admin/registry/refresh');
+    expect(answer.status).toBe(502);
+    expect(answer.json).toEqual({
+      code: 'REGISTRY_ERROR',
+      message: 'the refresh did not finish within 2 s (REGISTRY_REFRESH_TIMEOUT_SECS); it goes on, and its result is served once it ends (GET /admin/status, last_refresh_at)',
+      details: { limit: 2, measure: 'seconds' },
+    });
+    // Every worker serves the run once the host has answered (what /admin/status shows comes from any worker).
+    const servedEverywhere = async () => {
+      const seen = await Promise.all([1, 2, 3, 4].map(() => callOnNewConnection(sut.url('core'), 'GET', '/admin/status')));
+      return seen.every((status) => status.json.registry.last_refresh_at !== before);
+    };
+    expect(await eventually(servedEverywhere, { timeoutMs: 60_000, intervalMs: 500 })).toBe(true);
+    // One 5xx, one log line.
+    expect(sut.logs.filter((line) => line.msg === 'server error' && line.codes?.includes('REGISTRY_ERROR')).map((line) => line.route)).toEqual(['/admin/registry/refresh']);
   });
 });

@@ -38,6 +38,14 @@ const miniRecords = (alias: string, first: number, selection: string) =>
 const PADDED_OWL = `${miniArtifact('owl.ttl')}\n${`# padding ${'x'.repeat(90)}\n`.repeat(400)}`;
 const owlTimes = (count: number) => `{ ${Array.from({ length: count }, (_, i) => `o${i}: modelVersion(model: "mini", version: "1.0") { artifact(kind: OWL) { content } }`).join(' ')} }`;
 
+/** An impact computation: it always fails with CALCULATION_NOT_IMPLEMENTED and has no effect. */
+const IMPACT_INPUT = {
+  modelVersions: { productSystem: '0.1.0', lciDataset: '0.1.0', integratedLca: '0.1.0' },
+  productSystem: { name: 'bike' },
+  lciDatasets: [{ name: 'frame' }],
+  assessmentContext: { purpose: 'a deadline' },
+};
+
 let host: ArtifactHost;
 let modelsEnv: Record<string, string>;
 beforeAll(async () => {
@@ -134,12 +142,22 @@ describe.each(backends)('the request budget on %s', (backend: Backend) => {
     expect((await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: owlTimes(1) } })).status).toBe(200);
   });
 
-  test('wall time: a refresh waiting on a stalled catalog past REQUEST_MAX_DURATION_MS=5000 is 504 DEADLINE_EXCEEDED on /graphql and the core facade', async () => {
+  /**
+   * The admin refresh alone is held to REGISTRY_REFRESH_TIMEOUT_SECS (45 s), not to the deadline
+   * (issue 35, row 10): an operation that runs it with any other field (an impact computation, which
+   * has no effect) is held to the deadline; the refresh alone, asked meanwhile, waits for that run
+   * and its own (some 20 s) and answers its report.
+   */
+  test('wall time: an operation waiting on a stalled catalog past REQUEST_MAX_DURATION_MS=5000 is 504 DEADLINE_EXCEEDED on /graphql; the admin refresh alone answers its report', async () => {
     const catalog = await catalogBody();
     host.serve('/catalog.json', { body: catalog, delayMs: 12_000 });
     try {
-      expectBreach(await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: 'mutation { refreshRegistry { modelsFound } }' } }), 504, 'DEADLINE_EXCEEDED');
-      expect(expectError(await call(tight.url('core'), 'POST', '/admin/registry/refresh'), 504, 'DEADLINE_EXCEEDED')).toEqual({ limit: 5000, measure: 'milliseconds' });
+      const joined = 'mutation ($input: ComputeImpactInput!) { refreshRegistry { modelsFound } computeImpact(input: $input) { integratedLca } }';
+      const late = await call(tight.url('gateway'), 'POST', '/graphql', { body: { query: joined, variables: { input: IMPACT_INPUT } } });
+      expect(expectBreach(late, 504, 'DEADLINE_EXCEEDED')).toEqual({ limit: 5000, measure: 'milliseconds' });
+      const refresh = await call(tight.url('core'), 'POST', '/admin/registry/refresh');
+      expect(refresh.status).toBe(200);
+      expect(refresh.json.models_found).toBe(2);
     } finally {
       host.serve('/catalog.json', catalog);
     }

@@ -1,8 +1,9 @@
 import { type Socket, connect } from 'node:net';
+import { readSystemConfig } from '../../server/config.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 import { eventually } from '../support/load-loop.js';
 import { JwksServer } from '../support/jwks-server.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, callOnNewConnection, startTestSystem } from '../support/system.js';
 
 /**
  * Issue 13, item 5: slow and careless clients. A client trickling its headers held a connection 87 s
@@ -75,6 +76,98 @@ test.each([
   const raw = await closed;
   expect(raw).toMatch(/^HTTP\/1\.1 431 /);
   expect(bodyOf(raw)).toEqual(envelope);
+});
+
+/**
+ * Issue 35, row 7: 8,500 to 9,000 sockets from one client, each sending a header byte every ~7 s,
+ * kept every new request to :4000 waiting for a whole minute. Node's header timeout did fire, and
+ * the 408 went out, but with `end()`: Node's HTTP sockets are half open, so a client that never
+ * closes its side (and keeps writing) held the connection for good, past every timeout. With both
+ * workers at SERVER_MAX_CONNECTIONS, the cluster's primary hands a new connection from one full
+ * worker to the other until one has room: nobody is refused, nobody is answered.
+ */
+test('headers trickled by a client that ignores the 408 and never closes: the server closes the connection', async () => {
+  const socket = connect({ port: sut.port('core'), host: '127.0.0.1', allowHalfOpen: true });
+  stopAtScopeEnd(() => socket.destroy());
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk.toString()));
+  socket.on('error', () => undefined);
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.write('GET /admin/health HTTP/1.1\r\nHost: x\r\n');
+  trickle(socket, 'X-Slow: y\r\n');
+  await closed;
+  expect(received).toMatch(/^HTTP\/1\.1 408 /);
+});
+
+/** What a flooding client's socket saw: whether it was closed, and what it received. */
+interface FloodSocket {
+  socket: Socket;
+  closed: boolean;
+  received: string;
+}
+
+/** `count` connections to `port` from `localAddress`, each starting a request and trickling a header byte every `everyMs`. */
+function flood(port: number, localAddress: string, count: number, everyMs: number): FloodSocket[] {
+  const sockets = Array.from({ length: count }, () => {
+    const entry: FloodSocket = { socket: connect({ port, host: '127.0.0.1', localAddress, allowHalfOpen: true }), closed: false, received: '' };
+    entry.socket.on('data', (chunk) => (entry.received += chunk.toString()));
+    entry.socket.on('error', () => undefined);
+    entry.socket.once('close', () => (entry.closed = true));
+    entry.socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\n');
+    return entry;
+  });
+  const timer = setInterval(() => sockets.forEach(({ socket }) => socket.writable && socket.write('X')), everyMs);
+  stopAtScopeEnd(() => {
+    clearInterval(timer);
+    sockets.forEach(({ socket }) => socket.destroy());
+  });
+  return sockets;
+}
+
+/**
+ * All defaults (two workers of SERVER_MAX_CONNECTIONS 4,096 each): the flood is larger than both
+ * together. The flood comes from 127.0.0.2, the other client from 127.0.0.1 (loopback is all of
+ * 127.0.0.0/8 on Linux).
+ */
+test('SERVER_MAX_CONNECTIONS_PER_CLIENT: 8,500 slow sockets from one client; the rest are closed unanswered, and another client is served', async () => {
+  const env = { ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]' };
+  const { workers, http } = readSystemConfig(env);
+  const sockets = 8_500;
+  expect(sockets).toBeGreaterThan(workers * http.limits.maxConnections);
+  const system = await startTestSystem(env);
+  const flooding = flood(system.port('gateway'), '127.0.0.2', sockets, 7_000);
+  // Each worker holds at most the cap of the flood's connections; the others are closed as they arrive, with no answer.
+  const held = workers * http.limits.maxConnectionsPerClient;
+  const refused = () => flooding.filter(({ closed, received }) => closed && received === '').length;
+  expect(await eventually(() => refused() >= sockets - held, { timeoutMs: 60_000 })).toBe(true);
+
+  const answer = await callOnNewConnection(system.url('gateway'), 'POST', '/graphql', { body: { query: '{ __typename }' } });
+  expect(answer.status).toBe(200);
+  expect(answer.json).toEqual({ data: { __typename: 'Query' } });
+  expect(system.logs.filter((line) => line.msg?.startsWith('a client holds SERVER_MAX_CONNECTIONS_PER_CLIENT')).map((line) => line.client)).toContain('127.0.0.2');
+});
+
+/**
+ * Behind a load balancer every client comes from its address: one listed in SERVER_PROXY_ADDRESSES
+ * is held only to SERVER_MAX_CONNECTIONS, so more connections than the per-client cap from it, all
+ * open at once, are all answered.
+ */
+test('SERVER_PROXY_ADDRESSES: a listed address keeps more connections than the per-client cap', async () => {
+  const env = { ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', SERVER_PROXY_ADDRESSES: '127.0.0.2/32' };
+  const { workers, http } = readSystemConfig(env);
+  const system = await startTestSystem(env);
+  const count = workers * http.limits.maxConnectionsPerClient + 100;
+  const sockets = Array.from({ length: count }, () => connect({ port: system.port('core'), host: '127.0.0.1', localAddress: '127.0.0.2' }));
+  stopAtScopeEnd(() => sockets.forEach((socket) => socket.destroy()));
+  await Promise.all(sockets.map((socket) => new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject))));
+  const answers = sockets.map((socket) => {
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString()));
+    socket.write('GET /admin/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    return new Promise<string>((resolve) => socket.once('close', () => resolve(received)));
+  });
+  const statuses = (await Promise.all(answers)).map((raw) => raw.slice(0, 12));
+  expect(statuses).toEqual(Array(count).fill('HTTP/1.1 200'));
 });
 
 /**

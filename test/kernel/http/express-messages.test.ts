@@ -4,7 +4,7 @@ import express from 'express';
 import { expressMessages } from '../../../kernel/http/express-messages.js';
 import { httpServer } from '../../../kernel/http/http-server.js';
 
-const LIMITS = { headersTimeoutMs: 5000, requestTimeoutMs: 5000, keepAliveTimeoutMs: 5000, maxConnections: 100 };
+const LIMITS = { headersTimeoutMs: 5000, requestTimeoutMs: 5000, keepAliveTimeoutMs: 5000, maxConnections: 100, maxConnectionsPerClient: 100, proxyAddresses: [] };
 const refuse = () => ({ status: 400, body: { error: 'refused' } });
 
 describe('expressMessages: requests born with the express app’s own prototypes', () => {
@@ -16,7 +16,7 @@ describe('expressMessages: requests born with the express app’s own prototypes
   });
 
   async function serve(app: express.Express, listener: Parameters<typeof httpServer>[0]): Promise<string> {
-    server = httpServer(listener, LIMITS, refuse, expressMessages(app));
+    server = httpServer(listener, LIMITS, refuse, { messages: expressMessages(app) });
     await new Promise((resolve) => server!.listen(0, '127.0.0.1', () => resolve(undefined)));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }

@@ -180,10 +180,15 @@ export class ModelRegistry implements RegistryMember {
   private index: RegistryIndex = EMPTY_INDEX;
   private readonly coordinator: RefreshCoordinator;
 
+  /**
+   * `refreshTimeoutMs`: how long a caller's refresh waits for its run (REGISTRY_REFRESH_TIMEOUT_SECS);
+   * past it the caller gets REGISTRY_ERROR, while the run goes on and its result is served once it ends.
+   */
   constructor(
     private readonly sources: RegistrySources,
     private readonly observer?: RegistryObserver,
     coordinator: RefreshCoordinator = new LocalRefresh(0),
+    private readonly refreshTimeoutMs = Infinity,
   ) {
     this.coordinator = coordinator;
     coordinator.attach(this);
@@ -198,9 +203,18 @@ export class ModelRegistry implements RegistryMember {
     return this.coordinator.ask({ kind: 'load' });
   }
 
-  /** A caller's refresh: the report of a run that started after it asked, announced to the other replicas. */
+  /**
+   * A caller's refresh: the report of a run that started after it asked, announced to the other
+   * replicas; or REGISTRY_ERROR once it has waited `refreshTimeoutMs`.
+   */
   refresh(): Promise<RefreshReport> {
-    return this.coordinator.ask({ kind: 'caller' });
+    const run = this.coordinator.ask({ kind: 'caller' });
+    if (this.refreshTimeoutMs === Infinity) return run;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(refreshTimedOut(this.refreshTimeoutMs)), this.refreshTimeoutMs);
+    });
+    return Promise.race([run, late]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -386,6 +400,15 @@ export class LocalRefresh implements RefreshCoordinator {
     if (asks.some(announces)) member.announce();
     return report;
   }
+}
+
+function refreshTimedOut(timeoutMs: number): DomainError {
+  const seconds = timeoutMs / 1000;
+  return new DomainError(
+    'REGISTRY_ERROR',
+    `the refresh did not finish within ${seconds} s (REGISTRY_REFRESH_TIMEOUT_SECS); it goes on, and its result is served once it ends (GET /admin/status, last_refresh_at)`,
+    { limit: seconds, measure: 'seconds' },
+  );
 }
 
 /** 64 bits: enough to tell apart the catalogs one deployment ever serves, short enough to read. */
