@@ -39,5 +39,16 @@ export default tseslint.config(
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // Promises in production code are awaited, returned or deliberately let go (`void`): a floating
+    // one loses its rejection (an unhandled rejection ends the process), a promise where a callback
+    // is expected is never awaited. Type-aware, so only over the production tree (tsconfig.build.json).
+    files: ['{kernel,pipeline,database,subgraphs,gateway,rest-facade,server}/**/*.ts'],
+    languageOptions: { parserOptions: { project: './tsconfig.build.json', tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
   prettier,
 );

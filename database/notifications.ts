@@ -86,7 +86,7 @@ export class ChannelListener {
       return end(error as Error);
     }
     if (ended) return;
-    heartbeat = setInterval(() => client.query('SELECT 1').catch((error: Error) => end(error)), HEARTBEAT_MS).unref();
+    heartbeat = setInterval(() => void client.query('SELECT 1').catch((error: Error) => end(error)), HEARTBEAT_MS).unref();
     this.retryMs = FIRST_RETRY_MS;
     if (this.missed) {
       this.log.info({}, `${listener}: listening to the other replicas again`);
