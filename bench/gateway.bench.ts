@@ -53,7 +53,7 @@ export const PASSPORT_QUERY = `query Passport($model: String!, $version: String!
 }`;
 
 /** Every gateway under the identical load; the `_varied` sides run the varied load in the same alternation. */
-type Gateways = 'inprocess' | 'inprocess_apollo' | 'distributed' | 'hive' | 'hive_nodedup' | 'hive_rust';
+type Gateways = 'inprocess' | 'distributed' | 'hive' | 'hive_nodedup' | 'hive_rust';
 type VariedSides = 'inprocess_varied' | 'distributed_varied' | 'hive_varied' | 'hive_rust_varied';
 type Sides = Gateways | VariedSides;
 const VARIED: Record<VariedSides, Gateways> = { inprocess_varied: 'inprocess', distributed_varied: 'distributed', hive_varied: 'hive', hive_rust_varied: 'hive_rust' };
@@ -105,22 +105,20 @@ export async function benchGateway(): Promise<Figure[]> {
     };
     const distributed = await start('gateway-distributed', { PROCESS_ROLE: 'gateway', ...urls });
     const inprocess = await start('gateway-inprocess', { PROCESS_ROLE: 'all' });
-    // The same system with @apollo/gateway executing every request (GATEWAY_EXECUTOR=apollo).
-    const inprocessApollo = await start('gateway-inprocess-apollo', { PROCESS_ROLE: 'all', GATEWAY_EXECUTOR: 'apollo' });
     const hive = await startHive(urls);
     const hiveNodedup = await startHive({ ...urls, HIVE_DEDUPLICATE_INFLIGHT: 'false' });
     const hiveRust = await startHive({ ...urls, HIVE_ROUTER_RUNTIME: 'true' });
 
     // The same records in every store: through the distributed system's and the in-process ones' core facades.
     await Promise.all(
-      [distributed, inprocess, inprocessApollo].map(async (system) => {
+      [distributed, inprocess].map(async (system) => {
         for (const version of ['0.0.4', ...VARIED_VERSIONS]) await createRecords(`http://127.0.0.1:${system.ports.core}`, version);
       }),
     );
 
     const request: LoadRequest = { method: 'POST', path: '/graphql', body: { query: PASSPORT_QUERY, variables: IDENTICAL_VARIABLES } };
     const varied: LoadRequest = { ...request, variableSets: VARIED_VARIABLES };
-    const gateways: Record<Gateways, ServerProcess> = { inprocess, inprocess_apollo: inprocessApollo, distributed, hive, hive_nodedup: hiveNodedup, hive_rust: hiveRust };
+    const gateways: Record<Gateways, ServerProcess> = { inprocess, distributed, hive, hive_nodedup: hiveNodedup, hive_rust: hiveRust };
     const base = (server: ServerProcess) => `http://127.0.0.1:${server.ports.gateway}`;
     const targets = Object.fromEntries([
       ...Object.entries(gateways).map(([name, server]) => [name, base(server)]),
@@ -151,7 +149,7 @@ export async function benchGateway(): Promise<Figure[]> {
       `(${MODEL} 0.0.4-bench.1 to .${VARIED_SETS}: stand-ins with 0.0.4's questionnaire and ${RECORDS} records each, same work per request, no two requests in flight with the same subgraph queries but health.impact); ` +
       `load generator ${generator} (wrk when installed: autocannon's own CPU per 125 KB answer is taken from the 2 CPUs the systems share); ` +
       `every server and the load generator in its own process on ${os.cpus().length} CPUs shared with the subgraph processes (1-min load average before the run ${round(loadBefore, 1)}); ` +
-      `identical: ${at('inprocess', 'in-process', 'whole-system')}, ${at('inprocess_apollo', 'in-process with GATEWAY_EXECUTOR=apollo', 'whole-system')}, ` +
+      `identical: ${at('inprocess', 'in-process', 'whole-system')}, ` +
       `${at('distributed', 'distributed', 'gateway-process')}, ${at('hive', 'Hive Gateway', 'gateway-process')}, ${at('hive_nodedup', 'Hive Gateway without in-flight sharing', 'gateway-process')}, ` +
       `${at('hive_rust', 'Hive Gateway + router-runtime', 'gateway-process')}; ` +
       `varied: ${at('inprocess_varied', 'in-process', 'whole-system')}, ${at('distributed_varied', 'distributed', 'gateway-process')}, ${at('hive_varied', 'Hive Gateway', 'gateway-process')}, ` +
@@ -234,13 +232,6 @@ export async function benchGateway(): Promise<Figure[]> {
       ),
       figure('gateway.distributed_vs_hive.rps_ratio', rps('distributed', 'hive'), 'x', 'higher', 'our gateway over HTTP subgraphs ÷ Hive Gateway, throughput, identical requests', 1.0),
       figure('gateway.inprocess_vs_hive.rps_ratio', rps('inprocess', 'hive'), 'x', 'higher', 'our gateway with in-process subgraphs ÷ Hive Gateway, throughput, identical requests', 2.0),
-      figure(
-        'gateway.inprocess_apollo_vs_planned.rps_ratio',
-        rps('inprocess_apollo', 'inprocess'),
-        'x',
-        'higher',
-        'the in-process system with GATEWAY_EXECUTOR=apollo ÷ the default (planned), throughput, identical requests',
-      ),
       figure(
         'gateway.inprocess_vs_hive_nodedup.rps_ratio',
         rps('inprocess', 'hive_nodedup'),

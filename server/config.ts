@@ -12,7 +12,6 @@ import { isDatabaseUrl } from '../database/location.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
 import type { DocumentSizeLimits } from '../pipeline/limits/document-size.js';
 import type { OperationLimitValues } from '../pipeline/operation-limits.js';
-import { EXECUTOR_MODES, type ExecutorMode } from '../gateway/executor/executor.js';
 import { PLANNER_MODES, type PlannerChoice, choosePlanner } from '../gateway/executor/planner.js';
 import { type TrustedDocuments, readTrustedDocuments } from '../gateway/trusted-documents.js';
 import type { DailyCaps } from '../gateway/usage/usage-store.js';
@@ -96,10 +95,10 @@ export interface SystemConfig {
   answerCacheBytes: number;
   /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the only documents `/graphql` runs; null: any document. */
   graphqlTrustedDocuments: TrustedDocuments | null;
-  /** GATEWAY_EXECUTOR (gateway/executor/executor.ts). */
-  gatewayExecutor: ExecutorMode;
-  /** GATEWAY_PLANNER, resolved against what loads on this platform (gateway/executor/planner.ts); absent where nothing is planned here (a subgraph process, GATEWAY_EXECUTOR=apollo). */
+  /** GATEWAY_PLANNER, resolved against what loads on this platform (gateway/executor/planner.ts); absent where nothing is planned here (a subgraph process). */
   gatewayPlanner?: PlannerChoice;
+  /** Settings a deployment still sets that this version no longer reads, each with what replaced it (one start-up line each). */
+  retiredSettings: Array<{ variable: string; replacedBy: string }>;
   /**
    * `CORE_BASE_URL` (alias `HEX_CORE_BASE_URL`): the core the indicator and impact subgraphs name;
    * null: this process's core facade (server/core-url.ts).
@@ -141,7 +140,6 @@ export function readSystemConfig(env: Env): SystemConfig {
   const process = readProcessRole(env);
   const runs = (name: SubgraphName) => process.role === 'all' || (process.role === 'subgraph' && process.subgraph === name);
   const http = readHttpConfig(env);
-  const gatewayExecutor = optional(env, 'GATEWAY_EXECUTOR', oneOf(EXECUTOR_MODES), 'planned');
   return {
     process,
     // One worker per core by default: a process serves requests on one core only.
@@ -162,8 +160,8 @@ export function readSystemConfig(env: Env): SystemConfig {
     registryRefreshTimeoutMs: optional(env, 'REGISTRY_REFRESH_TIMEOUT_SECS', integer({ min: 1 }), 45) * 1000,
     answerCacheBytes: optional(env, 'GATEWAY_ANSWER_CACHE_MB', integer({ min: 0 }), 16) * 1024 * 1024,
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
-    gatewayExecutor,
-    gatewayPlanner: process.role !== 'subgraph' && gatewayExecutor === 'planned' ? readPlanner(env) : undefined,
+    gatewayPlanner: process.role !== 'subgraph' ? readPlanner(env) : undefined,
+    retiredSettings: RETIRED_SETTINGS.filter(({ variable }) => env[variable] !== undefined),
     coreBaseUrl: optional(env, ['CORE_BASE_URL', 'HEX_CORE_BASE_URL'], url())?.href ?? null,
     models: runs('models') ? readModelsConfig(env) : undefined,
     indicators: runs('indicators') ? readIndicatorSettings(env) : undefined,
@@ -171,6 +169,18 @@ export function readSystemConfig(env: Env): SystemConfig {
     usage: process.role === 'subgraph' ? undefined : readUsageConfig(env),
   };
 }
+
+/**
+ * GATEWAY_EXECUTOR chose between the project's executor and @apollo/gateway's own; every operation
+ * now runs on the project's (docs/DECISIONS.md, "The gateway's executor"). A deployment that still
+ * sets it starts, with a line saying so, whatever its value.
+ */
+const RETIRED_SETTINGS = [
+  {
+    variable: 'GATEWAY_EXECUTOR',
+    replacedBy: "every operation runs on the project's executor, planned by Hive's query planner (by Apollo's where Hive's binary does not load, or with GATEWAY_PLANNER=apollo)",
+  },
+];
 
 function readPlanner(env: Env): PlannerChoice {
   const requested = optional(env, 'GATEWAY_PLANNER', oneOf(PLANNER_MODES));

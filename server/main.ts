@@ -6,7 +6,7 @@ import { type SystemConfig, readSystemConfig } from './config.js';
 import { startSystem } from './system.js';
 import { othersDrained, reportListening, superviseWorkers } from './workers.js';
 import { WorkerRefresh } from './worker-refresh.js';
-import { startupSummary, warnOfPlannerFallback } from './startup-summary.js';
+import { startupSummary, startupWarnings } from './startup-summary.js';
 import { clusterMetricsOf } from './cluster-metrics.js';
 import { applyHeapGrowth } from './heap-growth.js';
 
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     console.warn('WARNING: AUTH_MODE=none: authentication is disabled and every caller is the local identity. Never run this in production.');
   }
   // Said once, by the process that says `started`, not by each worker.
-  if (cluster.isPrimary) warnOfPlannerFallback(config, createLogger({ level: config.logLevel }));
+  if (cluster.isPrimary) startupWarnings(config, createLogger({ level: config.logLevel }));
   if (cluster.isPrimary && config.workers > 1) superviseWorkers(config, createLogger({ level: config.logLevel }));
   else await serve(config);
 }

@@ -5,7 +5,7 @@ import type { SystemConfig } from './config.js';
 
 /**
  * What the `started` line says besides the ports, for the operator reading it: what runs here, how
- * many workers, which store, auth mode and catalog, and which executor and planner. Addresses as `displayUrl`
+ * many workers, which store, auth mode and catalog, and which planner. Addresses as `displayUrl`
  * shows them: no credential, query or inline catalog reaches the log.
  */
 export function startupSummary(config: SystemConfig): Record<string, unknown> {
@@ -17,15 +17,18 @@ export function startupSummary(config: SystemConfig): Record<string, unknown> {
     heapGrowthPercent: config.heapGrowthPercent,
     auth: config.auth.mode,
     ...(models && { store: describeDatabase(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
-    ...(config.process.role !== 'subgraph' && { executor: config.gatewayExecutor }),
     ...(config.gatewayPlanner && { planner: config.gatewayPlanner.mode }),
   };
 }
 
-/** The one line saying that Hive's planner, the default, does not load here (written before `started`). */
-export function warnOfPlannerFallback(config: SystemConfig, logger: Pick<Logger, 'warn'>): void {
+/**
+ * The lines an operator should read before `started`: Hive's planner, the default, does not load
+ * here; a setting this version no longer reads is still set.
+ */
+export function startupWarnings(config: SystemConfig, logger: Pick<Logger, 'warn'>): void {
   const fallback = config.gatewayPlanner?.fallback;
   if (fallback) logger.warn({ planner: 'apollo' }, fallback);
+  for (const { variable, replacedBy } of config.retiredSettings) logger.warn({ variable }, `${variable} is no longer read: ${replacedBy}`);
 }
 
 function catalogOf(catalog: NonNullable<SystemConfig['models']>['registry']['catalog']): string {

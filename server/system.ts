@@ -208,7 +208,7 @@ async function startRole(proc: Process): Promise<void> {
         : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
   }
   const supergraphSdl = await readCommittedSupergraph();
-  const gateway = await startGateway(supergraphSdl, subgraphs, { executor: proc.config.gatewayExecutor, planner: proc.config.gatewayPlanner?.mode ?? 'apollo', logger: proc.logger });
+  const gateway = await startGateway(supergraphSdl, subgraphs, { planner: proc.config.gatewayPlanner?.mode ?? 'apollo', logger: proc.logger });
   proc.closers.push(() => gateway.stop());
   await startEdge(proc, gateway, supergraphSdl);
 }

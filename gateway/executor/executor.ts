@@ -1,40 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { QueryPlan } from '@apollo/query-planner';
 import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type OperationDefinitionNode, print } from 'graphql';
 import { fragmentsOf } from '../../pipeline/limits/measure.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { SubgraphClient } from './subgraph-client.js';
 
 /**
- * `GATEWAY_EXECUTOR`: `planned` (the default) answers an operation's later requests from the query
- * plan @apollo/gateway made for its first (planned/); `apollo` leaves every request to
- * @apollo/gateway's own executor: what an operator switches to the day an answer looks wrong, and
- * what an upgrade of @apollo/gateway is checked with (the suite runs in both modes).
- */
-export const EXECUTOR_MODES = ['planned', 'apollo'] as const;
-export type ExecutorMode = (typeof EXECUTOR_MODES)[number];
-
-/**
- * What runs a request's operation besides @apollo/gateway's own executor. The gateway asks it first
- * and falls back to its own executor when it declines (null); `onPlan` sees each plan the gateway
- * makes. `apollo` mode is the executor that declines everything.
+ * What runs a request's operation: the project's executor over a query planner's plans (hive/ on
+ * Hive's planner, apollo-planner/ on Apollo's where Hive's does not load). It answers, or declines
+ * (null) an operation no plan of its kind can answer (introspection, `@defer`), which
+ * @apollo/gateway's own executor then answers (apollo-executor.ts).
  */
 export interface OperationExecutor {
-  readonly onPlan?: (plan: ResolvedPlan) => void;
   execute(request: OperationRequest, subgraphs: Readonly<Record<string, SubgraphClient>>): Promise<ExecutionResult | null>;
 }
 
-/** A plan @apollo/gateway made, with the operation it is for (what its `experimental_didResolveQueryPlan` reports). */
-export interface ResolvedPlan {
-  queryPlan: QueryPlan;
-  document: DocumentNode;
-  operation: OperationDefinitionNode;
-  /** The operation name the request gave, if any. */
-  operationName: string | undefined;
-}
-
-/** GATEWAY_EXECUTOR=apollo: every request is @apollo/gateway's. */
-export const STOCK_ONLY: OperationExecutor = { execute: async () => null };
+/** The differential tests' reference (test/federation): every operation declined, so @apollo/gateway answers it. No setting reaches it. */
+export const DECLINES_EVERYTHING: OperationExecutor = { execute: async () => null };
 
 /** A request's operation, parsed and validated against the API schema. */
 export interface OperationRequest {

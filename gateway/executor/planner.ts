@@ -2,13 +2,11 @@ import { createRequire } from 'node:module';
 import type { QueryPlanner as HiveQueryPlanner } from '@graphql-hive/router-query-planner';
 
 /**
- * `GATEWAY_PLANNER`: who plans the operations the planned executor runs (GATEWAY_EXECUTOR=planned).
- * `hive`: Hive Router's query planner (`@graphql-hive/router-query-planner`, Rust, a prebuilt binary
- * for Linux and macOS on glibc, x64 and arm64), whose plans planned/hive-plan-execution.ts runs;
- * it plans the cases Apollo's planner gets wrong (docs/FEDERATION-AUDIT.md). `apollo`: the plans
- * @apollo/gateway makes while answering an operation's first request (planned/plan-execution.ts).
- * Unset: `hive` where its binary loads, `apollo` otherwise, with one warning line. With
- * GATEWAY_EXECUTOR=apollo, @apollo/gateway plans and executes everything and this is not read.
+ * `GATEWAY_PLANNER`: who plans the operations the project's executor runs. `hive`: Hive Router's
+ * query planner (`@graphql-hive/router-query-planner`, Rust, a prebuilt binary for Linux and macOS on
+ * glibc, x64 and arm64), whose plans hive/ runs; it plans the cases Apollo's planner gets wrong
+ * (docs/FEDERATION-AUDIT.md). `apollo`: Apollo's query planner (apollo-planner/), the fallback.
+ * Unset: `hive` where its binary loads, `apollo` otherwise, with one warning line.
  */
 export const PLANNER_MODES = ['hive', 'apollo'] as const;
 export type PlannerMode = (typeof PLANNER_MODES)[number];

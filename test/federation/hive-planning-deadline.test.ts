@@ -4,7 +4,7 @@ import { type DocumentNode, parse } from 'graphql';
 import { composeSubgraphs } from '../../gateway/compose.js';
 import { InProcessClient } from '../../gateway/executor/in-process-client.js';
 import type { OperationRequest } from '../../gateway/executor/executor.js';
-import { HivePlannedOperations } from '../../gateway/executor/planned/hive-planned-operations.js';
+import { HivePlannedOperations } from '../../gateway/executor/hive/hive-planned-operations.js';
 import type { SubgraphClient } from '../../gateway/executor/subgraph-client.js';
 import { loadHivePlanner } from '../../gateway/executor/planner.js';
 import { answerWithinBudget } from '../../kernel/graphql/budgeted-answer.js';

@@ -1,6 +1,5 @@
 import { pathToFileURL } from 'node:url';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
-import { GATEWAY_EXECUTOR } from '../support/executor-mode.js';
 import { SAMPLE_DIR, SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 
 /**
@@ -29,12 +28,6 @@ beforeAll(async () => {
   sut = await startTestSystem({ ...NO_AUTH, ...catalogEnv() });
 });
 afterAll(() => sut?.stop());
-
-/**
- * Issue 35's aliases: answered wrong by @apollo/gateway's own executor (GATEWAY_EXECUTOR=apollo),
- * which plans and fetches the client's aliases as they come; planned-operations.test.ts compares the two.
- */
-const plannedOnly = GATEWAY_EXECUTOR === 'planned' ? test : test.skip;
 
 const graphql = async (query: string, variables: Record<string, unknown> = {}) => (await call(sut.url('gateway'), 'POST', '/graphql', { body: { query, variables } })).json;
 
@@ -88,7 +81,7 @@ describe('ModelVersion: models and indicators', () => {
     expect(await graphql(query)).toEqual(expected);
   });
 
-  plannedOnly('the keys aliased onto each other (issue 35): indicators gets each version by its own model and version', async () => {
+  test('the keys aliased onto each other (issue 35): indicators gets each version by its own model and version', async () => {
     expect(await graphql(`{ modelVersion(model: "${FAMILY}", version: "0.0.4") { model: version version: model indicatorSpecifications { id } } }`)).toEqual({
       data: { modelVersion: { model: '0.0.4', version: FAMILY, indicatorSpecifications: [{ id: 'REcycle_Sample_Battery' }, { id: 'REuse_Sample_Laptop' }] } },
     });
@@ -184,7 +177,7 @@ describe('Record: owned by models, scored by indicators', () => {
     });
   });
 
-  plannedOnly("aliases on the fields indicatorResult requires (issue 35): scored from the record's own model, version and payload", async () => {
+  test("aliases on the fields indicatorResult requires (issue 35): scored from the record's own model, version and payload", async () => {
     const scored = await createRecord(FAMILY, '0.0.4', sampleRequest().payload);
     const other = await createRecord('other-model', '1.0', sampleRequest().payload);
     const variables = { filter: { conditions: [{ field: 'ID', operator: 'IN', values: [{ string: scored }, { string: other }] }] }, orderBy: [{ field: 'MODEL', direction: 'ASC' }] };

@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
-import { PlannedOperations } from '../../gateway/executor/planned/planned-operations.js';
-import { HivePlannedOperations } from '../../gateway/executor/planned/hive-planned-operations.js';
+import { PlannedOperations } from '../../gateway/executor/apollo-planner/planned-operations.js';
+import { HivePlannedOperations } from '../../gateway/executor/hive/hive-planned-operations.js';
 import { DomainError } from '../../kernel/errors.js';
 import { toGraphQLError } from '../../kernel/graphql/graphql-errors.js';
 import { GraphQLError } from 'graphql';
-import { GATEWAY_EXECUTOR, GATEWAY_PLANNER } from '../support/executor-mode.js';
+import { PLANNERS } from '../support/planners.js';
 import type { PlannerMode } from '../../gateway/executor/planner.js';
 import { type TinyFederation, type TinySubgraph, startTinyFederation, remoteSubgraph } from './tiny-federation.js';
 
@@ -156,8 +156,8 @@ const cases: Array<{
     query: 'query Q($noTitle: Boolean = false, $pages: Boolean!) { item(id: "b1") { id title @skip(if: $noTitle) ... on Book { pages @include(if: $pages) stars } } }',
     variables: { pages: false },
   },
-  { name: 'a variable of the wrong type', query: 'query Q($id: ID!) { item(id: $id) { id ... on Book { stars } } }', variables: { id: { not: 'an id' } }, gatewayOnly: 'never planned' },
-  { name: 'a missing variable', query: 'query Q($id: ID!) { item(id: $id) { id } }', variables: {}, gatewayOnly: 'never planned' },
+  { name: 'a variable of the wrong type', query: 'query Q($id: ID!) { item(id: $id) { id ... on Book { stars } } }', variables: { id: { not: 'an id' } } },
+  { name: 'a missing variable', query: 'query Q($id: ID!) { item(id: $id) { id } }', variables: {} },
   { name: 'an entity fetch error in a list: the item nulls, the error at its path', query: '{ media(ids: ["b1", "bad"]) { id ... on Book { stars } } }' },
   { name: 'a null bubbling through non-null lists up to data', query: '{ shelf(ids: ["b1", "bad"]) { label ranking { id stars } } }' },
   { name: 'a null entity: non-null data missing, reported under valueCompletion', query: '{ item(id: "ghost") { id ... on Book { stars } } }' },
@@ -325,15 +325,15 @@ const cases: Array<{
 
 const caseNamed = (prefix: string) => cases.find((c) => c.name.startsWith(prefix))!;
 
-describe('planned operations: the same answers as @apollo/gateway executing them', () => {
+describe.each(PLANNERS)('planned operations on the %s planner: the same answers as @apollo/gateway executing them', (planner) => {
   let library: TinyFederation;
   /** The same subgraphs behind @apollo/gateway's own planner and executor: the reference. */
   let stock: TinyFederation;
-  const hive = GATEWAY_PLANNER === 'hive';
+  const hive = planner === 'hive';
   const planned = jest.spyOn((hive ? HivePlannedOperations : PlannedOperations).prototype, 'execute');
   beforeAll(async () => {
-    library = await startTinyFederation([catalog, ratings]);
-    stock = await startTinyFederation([catalog, ratings], {}, { executor: 'apollo' });
+    library = await startTinyFederation([catalog, ratings], {}, { planner });
+    stock = await startTinyFederation([catalog, ratings], {}, { stockExecutorOnly: true });
   });
   afterAll(async () => {
     await library?.stop();
@@ -347,21 +347,20 @@ describe('planned operations: the same answers as @apollo/gateway executing them
     const answers = await thrice(library, query, variables, operationName);
     for (const answer of answers) {
       expect(answer.status).toBe(reference.status);
-      if (stockIsWrong && (stockIsWrong.planners ?? ['hive']).includes(GATEWAY_PLANNER) && GATEWAY_EXECUTOR === 'planned') expect(answer.json).toEqual(stockIsWrong.answer);
+      if (stockIsWrong && (stockIsWrong.planners ?? ['hive']).includes(planner)) expect(answer.json).toEqual(stockIsWrong.answer);
       else expect(answer.text).toBe(reference.text);
     }
   });
 
-  // With Apollo's planner, invalid variables fail before the gateway plans, and a plan with a
-  // Condition node stays with the gateway; with Hive's, every request of every case is planned here.
-  // With GATEWAY_EXECUTOR=apollo every request is the gateway's: the answers above are then the reference itself.
-  (GATEWAY_EXECUTOR === 'planned' ? test : test.skip)('the requests were answered from their plan, except where the gateway keeps the operation', async () => {
+  // With Apollo's planner a plan with a Condition node stays with @apollo/gateway; with Hive's, every
+  // request of every case is planned here.
+  test('the requests were answered from their plan, except where the gateway keeps the operation', async () => {
     const fromPlan: string[] = [];
     for (const { name, query, variables } of cases) {
       planned.mockClear();
       await thrice(library, query, variables, query.includes('query A') ? 'B' : undefined);
       const results = await Promise.all(planned.mock.results.map((r) => r.value));
-      if (results.length === 3 && results.slice(hive ? 0 : 1).every((r) => r !== null)) fromPlan.push(name);
+      if (results.length === 3 && results.every((r) => r !== null)) fromPlan.push(name);
     }
     expect(fromPlan).toEqual(cases.filter((c) => hive || !c.gatewayOnly).map((c) => c.name));
   });

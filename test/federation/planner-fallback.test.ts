@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 
 function start(name: string, env: Record<string, string>): Promise<ServerProcess> {
-  return spawnServer({ ...NO_AUTH, ...localProfileEnv(), DATABASE_URL: `file:${path.join(dir, `${name}.db`)}`, GATEWAY_EXECUTOR: 'planned', ...env });
+  return spawnServer({ ...NO_AUTH, ...localProfileEnv(), DATABASE_URL: `file:${path.join(dir, `${name}.db`)}`, ...env });
 }
 
 function logLines(server: ServerProcess): Array<Record<string, any>> {
@@ -38,17 +38,14 @@ function logLines(server: ServerProcess): Array<Record<string, any>> {
     });
 }
 
-// The first two are about GATEWAY_PLANNER unset; a suite run with it set (spawnServer hands it on) skips them.
-const plannerUnset = process.env.GATEWAY_PLANNER ? test.skip : test;
-
 const QUERY = { query: '{ modelVersions { model version } }' };
 const ANSWER = { data: { modelVersions: [{ model: 're-indicators-specification', version: '0.0.4' }] } };
 
-plannerUnset("by default, Hive's planner where it loads: the started line says so, nothing is warned, queries are answered", async () => {
+test("by default, Hive's planner where it loads: the started line says so, nothing is warned, queries are answered", async () => {
   const server = await start('default', {});
   try {
     const lines = logLines(server);
-    expect(lines.find((l) => l.msg === 'started')).toMatchObject({ executor: 'planned', planner: 'hive' });
+    expect(lines.find((l) => l.msg === 'started')).toMatchObject({ planner: 'hive' });
     expect(lines.filter((l) => l.level === 40)).toEqual([]);
     const answer = await call(server.url('gateway'), 'POST', '/graphql', { body: QUERY });
     expect(answer.json).toEqual(ANSWER);
@@ -57,11 +54,11 @@ plannerUnset("by default, Hive's planner where it loads: the started line says s
   }
 });
 
-plannerUnset("where Hive's planner does not load: Apollo's planner, one warning line, queries answered", async () => {
+test("where Hive's planner does not load: Apollo's planner, one warning line, queries answered", async () => {
   const server = await start('fallback', UNLOADABLE);
   try {
     const lines = logLines(server);
-    expect(lines.find((l) => l.msg === 'started')).toMatchObject({ executor: 'planned', planner: 'apollo' });
+    expect(lines.find((l) => l.msg === 'started')).toMatchObject({ planner: 'apollo' });
     const warnings = lines.filter((l) => l.level === 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toMatch(/^Hive's query planner cannot be loaded on \w+-\w+ \(.+\): planning with @apollo\/gateway's planner$/);

@@ -13,7 +13,7 @@ import { upstreamTimeout } from '../../pipeline/upstream-timeout.js';
 import { operationLimits } from '../../pipeline/operation-limits.js';
 import { documentSizeLimits } from '../../pipeline/document-size-limits.js';
 import { pino } from 'pino';
-import { GATEWAY_EXECUTOR, GATEWAY_PLANNER } from '../support/executor-mode.js';
+import { DEPLOYED_PLANNER } from '../support/planners.js';
 import { RequestPipeline } from '../../pipeline/pipeline.js';
 import { requestId } from '../../pipeline/request-id.js';
 import { Authorizer } from '../../kernel/identity/authorization.js';
@@ -51,15 +51,15 @@ export function remoteSubgraph(url: string): SubgraphClient {
 /**
  * A small self-contained supergraph behind our own wiring: the subgraphs are composed with our
  * `composeSubgraphs`, served by `InProcessClient`s (or the clients given, e.g. a remote one that is
- * down), planned by our `startGateway` (in the executor and planner modes the suite runs in, unless
- * `modes` says otherwise: `{ executor: 'apollo' }` is the stock reference), and answered by our
+ * down), planned by our `startGateway` (on the planner a deployment here runs, unless `modes` says
+ * otherwise; `{ stockExecutorOnly: true }` is @apollo/gateway's answer, the reference), and answered by our
  * `graphqlEndpoint` with its error masking and limits, as a client sees it.
  */
 export async function startTinyFederation(
   subgraphs: TinySubgraph[],
   /** A client in place of a subgraph's InProcessClient, or one made around it. */
   replaced: Record<string, SubgraphClient | ((inProcess: SubgraphClient) => SubgraphClient)> = {},
-  modes: Partial<Pick<GatewayOptions, 'executor' | 'planner'>> = {},
+  modes: Partial<Pick<GatewayOptions, 'stockExecutorOnly' | 'planner'>> = {},
 ): Promise<TinyFederation> {
   const schemas = subgraphs.map((s) => ({ name: s.name, schema: buildSubgraphSchema({ typeDefs: parse(withFederationLink(s.typeDefs)), resolvers: s.resolvers }) }));
   const { supergraphSdl, errors } = composeSubgraphs(schemas.map(({ name, schema }) => ({ name, sdl: printSubgraphSchema(schema) })));
@@ -77,7 +77,7 @@ export async function startTinyFederation(
       },
     };
   }
-  const gateway = await startGateway(supergraphSdl, clients, { executor: GATEWAY_EXECUTOR, planner: GATEWAY_PLANNER, ...modes, logger: pino({ level: 'silent' }) });
+  const gateway = await startGateway(supergraphSdl, clients, { planner: DEPLOYED_PLANNER, ...modes, logger: pino({ level: 'silent' }) });
   const endpoint = await graphqlEndpoint({
     gateway,
     supergraphSdl,

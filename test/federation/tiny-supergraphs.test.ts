@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { DomainError } from '../../kernel/errors.js';
 import { toGraphQLError } from '../../kernel/graphql/graphql-errors.js';
 import { type TinyFederation, type TinySubgraph, startTinyFederation, remoteSubgraph } from './tiny-federation.js';
-import { GATEWAY_EXECUTOR } from '../support/executor-mode.js';
 
 /**
  * Federation semantics through our gateway wiring (composition, query planning, in-process data
@@ -89,7 +88,7 @@ describe('a tiny supergraph behind our gateway', () => {
   });
   afterAll(() => shop?.stop());
 
-  const cases: Array<{ name: string; query: string; expected: unknown; plannedOnly?: true }> = [
+  const cases: Array<{ name: string; query: string; expected: unknown }> = [
     {
       name: 'entity resolution: one product, fields from three subgraphs',
       query: '{ product(id: "lamp") { name reviews { stars } summary shippingCost } }',
@@ -114,7 +113,6 @@ describe('a tiny supergraph behind our gateway', () => {
     },
     {
       name: 'aliases on the key and the required field (issue 35): each fetch asks for them under their own names',
-      plannedOnly: true,
       query: '{ products { weight: id id: name name: weight shippingCost summary } }',
       expected: {
         data: {
@@ -128,7 +126,6 @@ describe('a tiny supergraph behind our gateway', () => {
     },
     {
       name: 'the key and the required field swapped on one entity',
-      plannedOnly: true,
       query: '{ product(id: "lamp") { id: weight weight: id shippingCost } }',
       expected: { data: { product: { id: 2, weight: 'lamp', shippingCost: 6 } } },
     },
@@ -170,10 +167,7 @@ describe('a tiny supergraph behind our gateway', () => {
     },
   ];
 
-  // `plannedOnly`: answered wrong by @apollo/gateway's own executor (GATEWAY_EXECUTOR=apollo), which
-  // plans and fetches the client's aliases as they come (issue 35; planned-operations.test.ts
-  // compares the two).
-  test.each(cases.filter((c) => GATEWAY_EXECUTOR === 'planned' || !c.plannedOnly))('$name', async ({ query, expected }) => {
+  test.each(cases)('$name', async ({ query, expected }) => {
     const answer = await shop.query(query);
     expect(answer.json).toEqual(expected);
   });

@@ -16,8 +16,7 @@ import { SAMPLE_TEMPLATE } from '../subgraphs/indicators/local-profile.js';
  * code on `/graphql` (extensions.code, the code's status) and in the REST facades' envelopes, the
  * server's processes stay within a bound of memory while refusing, the probes answer meanwhile, and
  * a PostgreSQL statement past the deadline is cancelled on the server. Against the built server as
- * `npm run serve` runs it, with two workers (test/support still forces WORKERS=1 unless asked), in
- * the gateway executor of the run (GATEWAY_EXECUTOR).
+ * `npm run serve` runs it, with two workers.
  */
 const backends = await backendsUnderTest();
 const WORKERS = '2';

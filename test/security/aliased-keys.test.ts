@@ -1,4 +1,3 @@
-import { GATEWAY_EXECUTOR } from '../support/executor-mode.js';
 import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
 import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
 import { postgresReachable } from '../subgraphs/models/store/support.js';
@@ -29,9 +28,9 @@ const SCORE = { status: 'COMPUTED', totalScore: expect.closeTo(SAMPLE_SCORES.tot
 const RECORDS = 'query($ids: [FilterValue!]!) { records(filter: { conditions: [{ field: ID, operator: IN, values: $ids }] }, orderBy: [{ field: MODEL, direction: ASC }]) { nodes { SELECTION } } }';
 const listed = (selection: string) => graphql(RECORDS.replace('SELECTION', selection), { ids: [{ string: scored }, { string: bare }] });
 
-// @apollo/gateway's own executor (GATEWAY_EXECUTOR=apollo) plans and fetches the client's aliases as
-// they come, and answers these wrong: planned-operations.test.ts compares the two.
-(GATEWAY_EXECUTOR === 'planned' ? describe : describe.skip)('aliases on the fields indicatorResult requires change nothing a subgraph receives', () => {
+// @apollo/gateway's own executor plans and fetches the client's aliases as they come, and answers
+// these wrong: planned-operations.test.ts compares the two.
+describe('aliases on the fields indicatorResult requires change nothing a subgraph receives', () => {
   beforeAll(async () => {
     sut = await startTestSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV }, { store: (await postgresReachable()) ? 'postgresql' : 'sqlite' });
     const created = await graphql(

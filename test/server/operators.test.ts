@@ -38,7 +38,7 @@ describe('start-up and access log, as `npm run serve` starts', () => {
         auth: 'none',
         store: expect.stringMatching(/^sqlite \//),
         catalog: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/catalog\.json$/),
-        executor: expect.stringMatching(/^(planned|apollo)$/),
+        planner: 'hive',
       }),
     );
   });

@@ -7,7 +7,6 @@ import { connect } from 'node:net';
 import { projectPath } from '../../kernel/project.js';
 import type { Answer } from './system.js';
 import { stopAtScopeEnd } from './cleanup.js';
-import { GATEWAY_EXECUTOR, plannerOfTheSuite } from './executor-mode.js';
 
 /**
  * The built server (`node dist/server/main.js`, run `npm run build` first) as a child process, the
@@ -51,8 +50,6 @@ export async function spawnServer(env: Record<string, string>, options: { envFil
       RECORDS_PORT: '0',
       GATEWAY_PORT: '0',
       LOG_LEVEL: 'info',
-      GATEWAY_EXECUTOR,
-      ...plannerOfTheSuite(),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,6 @@ import { createLogger } from '../../kernel/logger.js';
 import { readSystemConfig } from '../../server/config.js';
 import { type RunningSystem, startSystem } from '../../server/system.js';
 import { stopAtScopeEnd } from './cleanup.js';
-import { GATEWAY_EXECUTOR, plannerOfTheSuite } from './executor-mode.js';
 import { type ServerProcess, spawnServer } from './server-process.js';
 import { type Backend, backendsUnderTest, createDatabase } from '../subgraphs/models/store/support.js';
 
@@ -84,8 +83,6 @@ export async function startInProcessSystem(env: Record<string, string | undefine
     SUBGRAPH_PORT: '0',
     LOG_LEVEL: 'silent',
     DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
-    GATEWAY_EXECUTOR,
-    ...plannerOfTheSuite(),
     ...env,
   });
   const logs: Array<Record<string, any>> = [];

@@ -71,7 +71,7 @@ const reusing =
   (client: SubgraphClient) =>
     new AnswerCache(client, { rootFields: new Set(['_entities']), ttlMs }, maxBytes);
 
-describe.each([{ executor: undefined }, { executor: 'apollo' as const }])('reused subgraph answers (executor: $executor, else the suite’s)', ({ executor }) => {
+describe.each([{ reference: false }, { reference: true }])('reused subgraph answers (@apollo/gateway’s executor: $reference)', ({ reference }) => {
   let federation: TinyFederation | undefined;
   afterEach(async () => {
     await federation?.stop();
@@ -79,7 +79,7 @@ describe.each([{ executor: undefined }, { executor: 'apollo' as const }])('reuse
   });
 
   async function start(state: StockState, reuse: (client: SubgraphClient) => SubgraphClient): Promise<TinyFederation> {
-    federation = await startTinyFederation([catalog, stock(state)], { stock: reuse }, executor ? { executor } : {});
+    federation = await startTinyFederation([catalog, stock(state)], { stock: reuse }, { stockExecutorOnly: reference });
     return federation;
   }
 

@@ -1,6 +1,6 @@
 import { GraphQLError, parse, print } from 'graphql';
 import { readCommittedSupergraph } from '../../../gateway/compose.js';
-import { ClientAliases } from '../../../gateway/executor/planned/client-aliases.js';
+import { ClientAliases } from '../../../gateway/executor/client-aliases.js';
 
 /**
  * Issue 35: the aliases a planner could meet are renamed in the document it plans (and the fetches

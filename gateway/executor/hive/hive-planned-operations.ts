@@ -6,9 +6,9 @@ import type { OperationExecutor, OperationRequest } from '../executor.js';
 import type { HivePlannerClass } from '../planner.js';
 import type { SubgraphClient } from '../subgraph-client.js';
 import { type HivePlanNode, type HivePlanRun, executeHivePlan, isExecutableHivePlan } from './hive-plan-execution.js';
-import { answer, operationShape, sendsClientSelection } from './planned-operations.js';
-import type { ResultShape } from './result-shaping.js';
-import { ClientAliases } from './client-aliases.js';
+import { answer, operationShape, sendsClientSelection } from '../answers.js';
+import type { ResultShape } from '../result-shaping.js';
+import { ClientAliases } from '../client-aliases.js';
 
 /** What every request of an operation needs: its Hive plan and its answer's shape, compiled once. */
 interface HivePlannedOperation {

@@ -1,12 +1,11 @@
 import type { BatchFetchNode, EntityBatchAlias, FetchNode, FetchNodePathSegment, FetchRewrite, FlattenNodePathSegment, PlanNode, RequiresSelection } from '@graphql-hive/router-query-planner';
 import { type GraphQLError, type GraphQLSchema, isAbstractType, isObjectType } from 'graphql';
 import type { SubgraphClient } from '../subgraph-client.js';
-import { type PlanRun, deepMerge, downstreamServiceError, fetchVariables } from './plan-execution.js';
+import { type Path, type PlanRun, deepMerge, downstreamServiceError, fetchVariables } from '../fetching.js';
 import { thawed } from '../../../kernel/json.js';
 
 export type HivePlanNode = PlanNode;
 
-type Path = Array<string | number>;
 type Entity = Record<string, unknown>;
 
 /** An entity of the answer so far, with its path in the client's answer (for errors). */

@@ -1,33 +1,12 @@
-import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
+import type { QueryPlan } from '@apollo/query-planner';
 import { GraphQLError, type GraphQLSchema, isObjectType } from 'graphql';
-import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import type { SubgraphClient } from '../subgraph-client.js';
-import { isJsonObject, thawed } from '../../../kernel/json.js';
+import { thawed } from '../../../kernel/json.js';
+import { type Path, type PlanRun, deepMerge, downstreamServiceError, fetchVariables } from '../fetching.js';
 
-export type QueryPlan = Parameters<Experimental_DidResolveQueryPlanCallback>[0]['queryPlan'];
 export type PlanNode = NonNullable<QueryPlan['node']>;
 export type FetchNode = Extract<PlanNode, { kind: 'Fetch' }>;
 type RequiresSelection = NonNullable<FetchNode['requires']>[number];
-type Path = Array<string | number>;
-
-/**
- * Runs a query plan's fetches as @apollo/gateway's `executeNode` and `executeFetch` do
- * (executeQueryPlan.js), for the plans `isExecutablePlan` accepts: sequences, parallel branches,
- * flattening into lists, root fetches and entity fetches (`_entities` with the representations the
- * plan's `requires` selects, merged back in place). Subgraph errors are relayed as the gateway's
- * `downstreamServiceError` relays them, with paths into the client's answer; a fetch that fails as a
- * whole is collected as an error of the answer, as there. The data gathered is still to be shaped
- * into the client's answer (result-shaping.ts).
- */
-export interface PlanRun {
-  subgraphs: Readonly<Record<string, SubgraphClient>>;
-  context: RequestContext;
-  /** The client's variables as sent (the gateway hands subgraphs these, not coerced values). */
-  variables: Record<string, unknown>;
-  /** The API schema, for type conditions in `requires`. */
-  schema: GraphQLSchema;
-  errors: GraphQLError[];
-}
 
 interface Cursor {
   path: Path;
@@ -60,7 +39,15 @@ function requiresOnObjectTypes(selection: RequiresSelection, schema: GraphQLSche
   return isObjectType(condition) && selection.selections.every((s) => requiresOnObjectTypes(s, schema));
 }
 
-/** The data of every fetch, merged as the gateway merges it. */
+/**
+ * Runs a query plan's fetches as @apollo/gateway's `executeNode` and `executeFetch` do
+ * (executeQueryPlan.js), for the plans `isExecutablePlan` accepts: sequences, parallel branches,
+ * flattening into lists, root fetches and entity fetches (`_entities` with the representations the
+ * plan's `requires` selects, merged back in place). Subgraph errors are relayed as the gateway's
+ * `downstreamServiceError` relays them, with paths into the client's answer; a fetch that fails as a
+ * whole is collected as an error of the answer, as there. The data gathered is still to be shaped
+ * into the client's answer (answers.ts). Returns the data of every fetch, merged as the gateway merges it.
+ */
 export async function executePlan(run: PlanRun, node: PlanNode): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = Object.create(null);
   await executeNode(run, node, { path: [], data, fullResult: data });
@@ -124,15 +111,6 @@ async function executeFetch(run: PlanRun, fetch: FetchNode, cursor: Cursor): Pro
   });
 }
 
-/** The variables a fetch uses, those the client gave (an absent one stays absent). */
-export function fetchVariables(fetch: { variableUsages?: string[] }, provided: Record<string, unknown>): Record<string, unknown> {
-  const variables: Record<string, unknown> = Object.create(null);
-  for (const name of fetch.variableUsages ?? []) {
-    if (Object.hasOwn(provided, name) && provided[name] !== undefined) variables[name] = provided[name];
-  }
-  return variables;
-}
-
 /** One fetch sent as `executeFetch` sends it; subgraph errors land in `run.errors`. */
 async function sendFetch(run: PlanRun, source: SubgraphClient, fetch: FetchNode, cursor: Cursor, variables: Record<string, unknown>): Promise<Record<string, unknown> | null | undefined> {
   const response = await source.fetch({ query: fetch.operation, variables, operationName: fetch.operationName }, run.context);
@@ -141,24 +119,6 @@ async function sendFetch(run: PlanRun, source: SubgraphClient, fetch: FetchNode,
     for (const error of response.errors) run.errors.push(downstreamServiceError(error, fetch.serviceName, pathOf));
   }
   return response.data as Record<string, unknown> | null | undefined;
-}
-
-/**
- * As `downstreamServiceError`: the subgraph's message and extensions with `serviceName`, the code
- * DOWNSTREAM_SERVICE_ERROR when the subgraph gave none, the path moved into the client's answer.
- */
-export function downstreamServiceError(
-  error: { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> },
-  serviceName: string,
-  pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined,
-): GraphQLError {
-  const message = error.message || `Error while fetching subquery from service "${serviceName}"`;
-  const code = error.extensions?.code;
-  // The gateway looks codes up in a plain object (`errorCodeDef`): a code that an object inherits
-  // (`constructor`) makes it throw there, which fails the whole fetch. So it does here.
-  if (typeof code === 'string' && code in Object.prototype) throw new TypeError(`unusable error code from subgraph "${serviceName}"`);
-  const extensions = error.extensions?.code ? { ...error.extensions, serviceName } : { ...error.extensions, serviceName, code: 'DOWNSTREAM_SERVICE_ERROR' };
-  return new GraphQLError(message, { originalError: error as Error, path: pathOf(error.path), extensions });
 }
 
 /** An `_entities.<i>` error path becomes the path of the i-th represented entity, as `makeLazyErrorPathGenerator`. */
@@ -233,31 +193,4 @@ function selectRepresentation(source: Record<string, unknown> | null, selections
     }
   }
   return result;
-}
-
-/**
- * As the gateway's deepMerge: objects merged key by key, lists of equal length element by element.
- * `target` is writable; what it holds may be shared (answer-cache.ts), and is copied (`thawed`)
- * before anything is merged into it.
- */
-export function deepMerge(target: Record<string, unknown> | undefined, source: Record<string, unknown> | null | undefined): void {
-  if (source === undefined || source === null || target === undefined) return;
-  for (const key of Object.keys(source)) {
-    const value = source[key];
-    if (value === undefined) continue;
-    // An inherited property of that name (`constructor` on a plain object) is shadowed first.
-    if (!Object.hasOwn(target, key) && key in target) Object.defineProperty(target, key, { configurable: true, enumerable: true, value: undefined, writable: true });
-    const existing = target[key];
-    if (existing && isJsonObject(value)) {
-      deepMerge(thawed(target, key) as Record<string, unknown>, value);
-    } else if (Array.isArray(value) && Array.isArray(existing) && value.length === existing.length) {
-      const list = thawed(target, key) as unknown[];
-      for (let i = 0; i < value.length; i++) {
-        if (isJsonObject(list[i]) && isJsonObject(value[i])) deepMerge(thawed(list, i) as Record<string, unknown>, value[i]);
-        else list[i] = value[i];
-      }
-    } else {
-      target[key] = value;
-    }
-  }
 }
