@@ -1,3 +1,4 @@
+import { ANSWER_MEMORY_WAIT_MS, type AnswerMemory } from './answer-memory.js';
 import { DomainError } from './errors.js';
 
 /**
@@ -43,6 +44,19 @@ export interface RequestBudget {
   chargeReceived(bytes: number): void;
   /** Measures an answer before it is written (JSON bytes, counted until past the cap); throws past it. */
   chargeAnswer(value: unknown): void;
+  /** The JSON bytes of the answer as chargeAnswer measured them; 0 before, or when nothing measures answers. */
+  readonly answerBytes: number;
+  /**
+   * Takes answer memory of this process (kernel/answer-memory.ts) for a read that may bring up to
+   * `most` bytes, waiting in line briefly: what it took, which may be less than `most` (a share
+   * of the process's bound; the read then asks the database what it would bring, and takes exactly
+   * that with holdAnswer). Past the wait the request's breach is SERVER_BUSY, thrown.
+   */
+  holdForRead(most: number): Promise<number>;
+  /** Takes exactly `bytes` of answer memory, waiting in line briefly; SERVER_BUSY (the breach) past the wait. */
+  holdAnswer(bytes: number): Promise<void>;
+  /** Gives back answer memory taken and not needed (a page smaller than what was taken for it). */
+  releaseAnswer(bytes: number): void;
   /** Throws DEADLINE_EXCEEDED once the deadline has passed. */
   checkDeadline(): void;
   /** `work`, or DEADLINE_EXCEEDED at the deadline (the work is then told to stop through `signal`). */
@@ -65,6 +79,10 @@ export const NO_BUDGET: RequestBudget = {
   chargeRecords: () => undefined,
   chargeReceived: () => undefined,
   chargeAnswer: () => undefined,
+  answerBytes: 0,
+  holdForRead: async (most) => most,
+  holdAnswer: async () => undefined,
+  releaseAnswer: () => undefined,
   checkDeadline: () => undefined,
   within: (work) => work,
   adopt: () => undefined,
@@ -78,11 +96,15 @@ export function budgetOn(limits: BudgetLimits): boolean {
 
 /**
  * A request's budget from the limits, lowered by what a caller's BUDGET_HEADER says is left (the
- * gateway's, for a subgraph port): a header can only shrink the budget, never grow it.
+ * gateway's, for a subgraph port): a header can only shrink the budget, never grow it. `memory`:
+ * the process's answer memory (PROCESS_MAX_ANSWER_MB), which the request's reads and answer take from.
  */
-export function requestBudget(limits: BudgetLimits, header?: string): RequestBudget {
-  return new CountingBudget(lowered(limits, header));
+export function requestBudget(limits: BudgetLimits, header?: string, memory?: AnswerMemory): RequestBudget {
+  return new CountingBudget(lowered(limits, header), memory);
 }
+
+/** What a read may take of the process's answer memory before it knows its size: a quarter of the bound, so that a few reads start at once. */
+const READ_SHARE = 4;
 
 class CountingBudget implements RequestBudget {
   breach: DomainError | null = null;
@@ -96,8 +118,15 @@ class CountingBudget implements RequestBudget {
   /** What `within` rejects at a breach: a plain callback, not an abort listener, which costs a request several microseconds more. */
   private readonly stops: Array<(breach: DomainError) => void> = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Answer memory this request has taken, given back when it is answered. */
+  private held = 0;
+  private ended = false;
+  answerBytes = 0;
 
-  constructor(private readonly limits: BudgetLimits) {
+  constructor(
+    private readonly limits: BudgetLimits,
+    private readonly memory?: AnswerMemory,
+  ) {
     this.deadline = limits.maxDurationMs > 0 ? Date.now() + limits.maxDurationMs : Infinity;
   }
 
@@ -132,13 +161,57 @@ class CountingBudget implements RequestBudget {
     if (this.over(this.bytesRead)) this.fail(tooLarge(this.limits.maxResponseBytes));
   }
 
+  /** A subgraph's answer arriving is in this process: counted in its answer memory as it comes (it cannot wait). */
   chargeReceived(bytes: number): void {
     this.bytesReceived += bytes;
     if (this.over(this.bytesReceived)) this.fail(tooLarge(this.limits.maxResponseBytes));
+    if (this.memory) {
+      this.memory.count(bytes);
+      this.held += bytes;
+    }
   }
 
+  /** The answer is in this process now: the memory it holds is at least its bytes, counted without waiting. */
   chargeAnswer(value: unknown): void {
-    if (this.limits.maxResponseBytes > 0 && jsonBytesPast(value, this.limits.maxResponseBytes)) this.fail(tooLarge(this.limits.maxResponseBytes));
+    const cap = this.limits.maxResponseBytes;
+    if (cap === 0 && !this.memory) return;
+    const left = bytesLeftOf(value, cap > 0 ? cap : Number.MAX_SAFE_INTEGER);
+    if (left < 0) this.fail(tooLarge(cap));
+    this.answerBytes = (cap > 0 ? cap : Number.MAX_SAFE_INTEGER) - left;
+    if (this.memory && this.answerBytes > this.held) {
+      this.memory.count(this.answerBytes - this.held);
+      this.held = this.answerBytes;
+    }
+  }
+
+  async holdForRead(most: number): Promise<number> {
+    if (!this.memory) return most;
+    const share = Math.min(most, Math.ceil(this.memory.limit / READ_SHARE));
+    await this.holdAnswer(share);
+    return share;
+  }
+
+  async holdAnswer(bytes: number): Promise<void> {
+    if (!this.memory || bytes <= 0) return;
+    this.checkDeadline();
+    try {
+      await this.memory.take(bytes, Math.min(ANSWER_MEMORY_WAIT_MS, this.deadline - Date.now()));
+    } catch (error) {
+      this.fail(error as DomainError);
+    }
+    if (this.ended) {
+      // The request was answered while this waited (at its deadline): what came is not its to keep.
+      this.memory.give(bytes);
+      throw this.breach ?? new DomainError('INTERNAL_ERROR', 'the request was answered while it waited for answer memory');
+    }
+    this.held += bytes;
+  }
+
+  releaseAnswer(bytes: number): void {
+    const given = Math.min(bytes, this.held);
+    if (!this.memory || given <= 0) return;
+    this.held -= given;
+    this.memory.give(given);
   }
 
   checkDeadline(): void {
@@ -169,6 +242,8 @@ class CountingBudget implements RequestBudget {
 
   end(): void {
     clearTimeout(this.timer);
+    this.ended = true;
+    this.releaseAnswer(this.held);
   }
 
   private over(bytes: number): boolean {
@@ -225,7 +300,17 @@ function deadlineExceeded(limit: number): DomainError {
  * answer is as deep as the operation (GRAPHQL_MAX_DEPTH) plus a JSON value (SERVER_JSON_MAX_DEPTH).
  */
 export function jsonBytesPast(value: unknown, cap: number): boolean {
-  return (typeof value === 'object' && value !== null ? bytesLeftAfter(value, cap) : cap - leafBytes(value)) < 0;
+  return bytesLeftOf(value, cap) < 0;
+}
+
+/** The JSON bytes of `value`, counted as jsonBytesPast counts them, to the end. */
+export function jsonBytes(value: unknown): number {
+  return Number.MAX_SAFE_INTEGER - bytesLeftOf(value, Number.MAX_SAFE_INTEGER);
+}
+
+/** `cap` less the JSON bytes of `value`, stopping once below 0. */
+function bytesLeftOf(value: unknown, cap: number): number {
+  return typeof value === 'object' && value !== null ? bytesLeftAfter(value, cap) : cap - leafBytes(value);
 }
 
 /**

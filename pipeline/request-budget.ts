@@ -1,22 +1,24 @@
 import type { IncomingMessage } from 'node:http';
 import { DomainError, isErrorCode } from '../kernel/errors.js';
 import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, requestBudget } from '../kernel/request-budget.js';
+import type { AnswerMemory } from '../kernel/answer-memory.js';
 import type { RequestPlugin, SubgraphFetch, SubgraphResponse } from './pipeline.js';
 
-/** The codes of a breached budget (kernel/request-budget.ts). */
-const BUDGET_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED']);
+/** The codes of a breached budget (kernel/request-budget.ts), the subgraph process's answer memory's included. */
+const BUDGET_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED', 'SERVER_BUSY']);
 
 /**
  * REQUEST_MAX_RESPONSE_BYTES, REQUEST_MAX_RECORDS_READ, REQUEST_MAX_DURATION_MS: every request gets
  * its budget when it arrives (kernel/request-budget.ts), whichever door. A subgraph port lowers it
  * to what the gateway says is left (BUDGET_HEADER), so a deadline holds across the hop. A remote
  * fetch carries that header, stops when the budget runs out, and a subgraph's own breach becomes
- * the request's (its code is what the client gets).
+ * the request's (its code is what the client gets). `memory`: PROCESS_MAX_ANSWER_MB's, which every
+ * request's reads and answer take from (kernel/answer-memory.ts), given back when it is answered.
  */
-export function requestBudgetPlugin(limits: BudgetLimits): RequestPlugin {
+export function requestBudgetPlugin(limits: BudgetLimits, memory?: AnswerMemory): RequestPlugin {
   return {
     onRequest(exchange, request) {
-      exchange.budget = requestBudget(limits, exchange.door.startsWith('subgraph:') ? headerOf(request) : undefined);
+      exchange.budget = requestBudget(limits, exchange.door.startsWith('subgraph:') ? headerOf(request) : undefined, memory);
     },
     async onSubgraphFetch(fetch, send) {
       const { budget } = fetch.context;

@@ -70,6 +70,8 @@ export interface SystemConfig {
   workers: number;
   /** `WORKER_HEARTBEAT_TIMEOUT_MS`: a worker that has not answered the primary's heartbeat for this long is killed and replaced. */
   workerHeartbeatTimeoutMs: number;
+  /** `WORKER_MAX_RSS_MB`: a worker whose resident memory passes this is drained and replaced (server/workers.ts); 0: never. */
+  workerMaxRssBytes: number;
   /** `HEAP_GROWTH_PERCENT`: how far each process's heap may grow past what it holds before a full collection (server/heap-growth.ts); 0: V8's own choice. */
   heapGrowthPercent: number;
   http: HttpConfig;
@@ -84,6 +86,8 @@ export interface SystemConfig {
   graphqlLimits: GraphQLLimits;
   /** REQUEST_MAX_RESPONSE_BYTES, REQUEST_MAX_RECORDS_READ, REQUEST_MAX_DURATION_MS (kernel/request-budget.ts). */
   requestBudget: BudgetLimits;
+  /** PROCESS_MAX_ANSWER_MB: the bytes of answers each process builds and writes at once (kernel/answer-memory.ts); 0: no bound. */
+  answerMemoryBytes: number;
   /** GATEWAY_ANSWER_CACHE_MB: subgraph answers reused in this process (gateway/executor/answer-cache.ts), in MB of JSON; 0: none. */
   answerCacheBytes: number;
   /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the only documents `/graphql` runs; null: any document. */
@@ -137,6 +141,10 @@ export function readSystemConfig(env: Env): SystemConfig {
     // One worker per core by default: a process serves requests on one core only.
     workers: optional(env, 'WORKERS', integer({ min: 1 }), availableParallelism()),
     workerHeartbeatTimeoutMs: optional(env, 'WORKER_HEARTBEAT_TIMEOUT_MS', integer({ min: 1000 }), 10_000),
+    // Three times what a serving worker holds under the bench's heaviest loads (250 to 400 MB), and
+    // above what twenty near-cap answers at once take now that PROCESS_MAX_ANSWER_MB bounds them:
+    // reached only by memory no limit counts (docs/DEPLOYMENT.md).
+    workerMaxRssBytes: optional(env, 'WORKER_MAX_RSS_MB', integer({ min: 0 }), 1536) * 2 ** 20,
     heapGrowthPercent: optional(env, 'HEAP_GROWTH_PERCENT', integer({ min: 0, max: 300 }), 50),
     http,
     auth: readAuthConfig(env),
@@ -147,6 +155,10 @@ export function readSystemConfig(env: Env): SystemConfig {
     graphqlIde: optional(env, 'GRAPHQL_IDE', boolean, false),
     graphqlLimits: readGraphQLLimits(env),
     requestBudget: readRequestBudget(env),
+    // Two answers at REQUEST_MAX_RESPONSE_BYTES (32 MiB) at once per process: with what building and
+    // writing one costs besides its bytes, a replica of two workers stays within 1.5 GB under
+    // twenty of them (bench: graphql.concurrent_large_answers); a screen's pages are kilobytes.
+    answerMemoryBytes: optional(env, 'PROCESS_MAX_ANSWER_MB', integer({ min: 0 }), 64) * 2 ** 20,
     answerCacheBytes: optional(env, 'GATEWAY_ANSWER_CACHE_MB', integer({ min: 0 }), 16) * 1024 * 1024,
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayExecutor,

@@ -1,6 +1,7 @@
 import { DomainError } from '../../../../kernel/errors.js';
 import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
 import { requestBudget } from '../../../../kernel/request-budget.js';
+import { AnswerMemory } from '../../../../kernel/answer-memory.js';
 import type { StorePage } from '../../../../subgraphs/models/domain/records/record-page.js';
 import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordQuery, RecordStore } from '../../../../subgraphs/models/domain/records/record-store.js';
@@ -82,5 +83,38 @@ describe.each(backends)('a page within the payloads a request may still read, on
     const first = await page({ size: 10 }, shared);
     expect(first.records).toHaveLength(10);
     await expect(page({ size: 10, after: first.cursors.at(-1)! }, shared)).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE' });
+  });
+
+  describe("within the process's answer memory (PROCESS_MAX_ANSWER_MB, kernel/answer-memory.ts)", () => {
+    /** Room for 10 pages' payloads: a read first takes a quarter of it (2.5 payloads), before it knows its size. */
+    const memory = () => new AnswerMemory(10 * PAYLOAD_CHARS + 100);
+    const within = (shared: AnswerMemory) => requestBudget({ maxResponseBytes: BYTES, maxRecordsRead: 0, maxDurationMs: 5_000 }, undefined, shared);
+
+    test('a page larger than what a read takes first comes whole (its size measured, then held); the request holds its payloads until it is answered', async () => {
+      const shared = memory();
+      const request = within(shared);
+      const read = await page({ size: 8 }, request);
+      expect(read.records.map(({ payload }) => payload)).toEqual(Array.from({ length: 8 }, (_, i) => payloadOf(10 + i)));
+      expect(shared.inUse).toBeGreaterThanOrEqual(8 * PAYLOAD_CHARS - 100);
+      expect(shared.inUse).toBeLessThanOrEqual(8 * (PAYLOAD_CHARS + 100));
+      request.end();
+      expect(shared.inUse).toBe(0);
+    });
+
+    test('a page that does not fit beside what other requests hold waits for them, or is SERVER_BUSY once its wait is over', async () => {
+      const shared = memory();
+      const holder = within(shared);
+      await page({ size: 8 }, holder);
+      const waiter = within(shared);
+      const waiting = page({ size: 8 }, waiter);
+      // Its wait ends at its deadline, before the holder is answered.
+      const impatient = requestBudget({ maxResponseBytes: BYTES, maxRecordsRead: 0, maxDurationMs: 1_000 }, undefined, shared);
+      await expect(page({ size: 8 }, impatient)).rejects.toMatchObject({ code: 'SERVER_BUSY', details: { retry_after_seconds: 1 } });
+      holder.end();
+      expect((await waiting).records.map(({ id }) => id)).toEqual(Array.from({ length: 8 }, (_, i) => `r${10 + i}`));
+      waiter.end();
+      impatient.end();
+      expect(shared.inUse).toBe(0);
+    });
   });
 });
