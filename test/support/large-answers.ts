@@ -24,30 +24,54 @@ export async function seedLargeRecords(records: string, count = LARGE_RECORDS): 
 }
 
 /**
- * What a client got: a complete answer (its status and the records it holds), a refusal in the
- * GraphQL envelope (status, code, Retry-After), or a failure: the connection cut, or a body that is
+ * What a client got: a complete answer (its status and the records it holds), a refusal in its
+ * door's envelope (status, code, Retry-After), or a failure: the connection cut, or a body that is
  * not the JSON its headers promised (truncated).
  */
 export type LargeAnswerOutcome =
   { kind: 'complete'; status: number; records: number } | { kind: 'refused'; status: number; code: string | undefined; retryAfter: string | undefined } | { kind: 'failed'; reason: string };
 
-/** `count` clients at once, each on a connection of its own (the primary hands them to the workers in turn). */
-export function concurrentLargeAnswers(gateway: string, count: number, query = LARGE_PAGE_QUERY): Promise<LargeAnswerOutcome[]> {
-  return Promise.all(Array.from({ length: count }, () => largeAnswer(gateway, query)));
+/** One request of many at once: where it goes, its JSON body, and where its answer holds the records (null: a refusal's envelope). */
+export interface LargeRequest {
+  path: string;
+  body: unknown;
+  records(json: any): unknown[] | undefined;
+  code(json: any): string | undefined;
 }
 
-function largeAnswer(gateway: string, query: string): Promise<LargeAnswerOutcome> {
-  const body = Buffer.from(JSON.stringify({ query }));
+/** `/graphql`'s page of large payloads; refusals are `errors[0].extensions.code`. */
+export const LARGE_GRAPHQL_PAGE: LargeRequest = {
+  path: '/graphql',
+  body: { query: LARGE_PAGE_QUERY },
+  records: (json) => json?.data?.records?.nodes,
+  code: (json) => json?.errors?.[0]?.extensions?.code,
+};
+
+/** The records facade's `POST /records/query` of the same page; refusals are its `{code, message, details}`. */
+export const LARGE_RECORDS_QUERY: LargeRequest = {
+  path: '/records/query',
+  body: { filter: { where: [{ field: 'model', op: 'eq', value: 'big' }], limit: LARGE_RECORDS } },
+  records: (json) => json?.records,
+  code: (json) => json?.code,
+};
+
+/** `count` clients at once, each on a connection of its own (the primary hands them to the workers in turn). */
+export function concurrentLargeAnswers(base: string, count: number, request: LargeRequest = LARGE_GRAPHQL_PAGE): Promise<LargeAnswerOutcome[]> {
+  return Promise.all(Array.from({ length: count }, () => largeAnswer(base, request)));
+}
+
+function largeAnswer(base: string, request: LargeRequest): Promise<LargeAnswerOutcome> {
+  const body = Buffer.from(JSON.stringify(request.body));
   return new Promise((resolve) => {
     const req = httpRequest(
-      `${gateway}/graphql`,
+      `${base}${request.path}`,
       { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(body.length), connection: 'close' } },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', (error: NodeJS.ErrnoException) => resolve({ kind: 'failed', reason: error.code ?? error.message }));
         response.on('aborted', () => resolve({ kind: 'failed', reason: 'aborted' }));
-        response.on('end', () => resolve(outcomeOf(response.statusCode ?? 0, response.headers['retry-after'], Buffer.concat(chunks))));
+        response.on('end', () => resolve(outcomeOf(request, response.statusCode ?? 0, response.headers['retry-after'], Buffer.concat(chunks))));
       },
     );
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ kind: 'failed', reason: error.code ?? error.message }));
@@ -55,15 +79,16 @@ function largeAnswer(gateway: string, query: string): Promise<LargeAnswerOutcome
   });
 }
 
-function outcomeOf(status: number, retryAfter: string | string[] | undefined, body: Buffer): LargeAnswerOutcome {
-  let json: { data?: { records?: { nodes?: unknown[] } }; errors?: Array<{ extensions?: { code?: string } }> };
+function outcomeOf(request: LargeRequest, status: number, retryAfter: string | string[] | undefined, body: Buffer): LargeAnswerOutcome {
+  let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));
   } catch {
     return { kind: 'failed', reason: `status ${status} with ${body.length} bytes that are not JSON (truncated)` };
   }
-  if (status === 200 && json.data?.records?.nodes) return { kind: 'complete', status, records: json.data.records.nodes.length };
-  return { kind: 'refused', status, code: json.errors?.[0]?.extensions?.code, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+  const records = request.records(json);
+  if (status === 200 && records) return { kind: 'complete', status, records: records.length };
+  return { kind: 'refused', status, code: request.code(json), retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
 }
 
 /**
