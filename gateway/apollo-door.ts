@@ -5,7 +5,8 @@ import { refusalError } from '../kernel/graphql/budgeted-answer.js';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { named, record, runnableOperation } from '../pipeline/graphql-door.js';
 import { fragmentsOf } from '../pipeline/limits/measure.js';
-import { type Exchange, PIECES_FROM, type RequestPipeline } from '../pipeline/pipeline.js';
+import type { Exchange, RequestPipeline } from '../pipeline/pipeline.js';
+import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
 
 /**
  * What the request pipeline needs of Apollo Server's handling of a `/graphql` request: the plugin
@@ -50,12 +51,12 @@ const inPieces = new WeakMap<Exchange, FormattedExecutionResult>();
  * Apollo Server's `stringifyResult`: JSON, and when an answer cannot be written (longer than a
  * string can be: an oversized answer) the failure recorded on its exchange before Apollo Server
  * answers 500, so that the log line names its cause; it came out with no code and no cause. An
- * answer its budget measured at PIECES_FROM or more is not written here: it is kept for
+ * answer its budget measured past LARGE_ANSWER_BYTES (a megabyte) is not written here: it is kept for
  * `answerInPieces`, and Apollo Server is handed an empty text in its place.
  */
 export function stringifyAnswer(result: FormattedExecutionResult): string {
   const exchange = result.data ? answering.get(result.data) : undefined;
-  if (exchange && exchange.budget.answerBytes >= PIECES_FROM) {
+  if (exchange && exchange.budget.answerBytes > LARGE_ANSWER_BYTES) {
     inPieces.set(exchange, result);
     return '';
   }

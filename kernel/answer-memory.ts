@@ -2,6 +2,12 @@ import { DomainError } from './errors.js';
 
 /** How long a request waits in line for answer memory before it is refused (SERVER_BUSY). */
 export const ANSWER_MEMORY_WAIT_MS = 3000;
+/**
+ * Answers (and reads) of at most this many bytes are small: they never wait for answer memory,
+ * they are counted (a screen's page is kilobytes, and no client holding large answers can make it
+ * wait), and they are written in one piece (pipeline.ts).
+ */
+export const LARGE_ANSWER_BYTES = 1024 * 1024;
 /** What a refused request's Retry-After says: as STORE_BUSY's, a second. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -18,7 +24,7 @@ interface Waiter {
  * copy of an answer shared in flight: RequestBudget.holdAnswer), in line, first come first served:
  * past the bound it waits, at most ANSWER_MEMORY_WAIT_MS and never past its deadline, and is then
  * refused with SERVER_BUSY (503, Retry-After). Bytes already in the process (an answer built,
- * counted as it is measured) are counted without waiting. Everything a request took is given back
+ * counted as it is measured) and small ones (LARGE_ANSWER_BYTES) are counted without waiting. Everything a request took is given back
  * when it has been answered. A request alone in the process always gets its bytes, however many:
  * one answer is REQUEST_MAX_RESPONSE_BYTES's to bound.
  */

@@ -1,4 +1,4 @@
-import { ANSWER_MEMORY_WAIT_MS, type AnswerMemory } from './answer-memory.js';
+import { ANSWER_MEMORY_WAIT_MS, type AnswerMemory, LARGE_ANSWER_BYTES } from './answer-memory.js';
 import { DomainError } from './errors.js';
 
 /**
@@ -48,12 +48,15 @@ export interface RequestBudget {
   readonly answerBytes: number;
   /**
    * Takes answer memory of this process (kernel/answer-memory.ts) for a read that may bring up to
-   * `most` bytes, waiting in line briefly: what it took, which may be less than `most` (a share
-   * of the process's bound; the read then asks the database what it would bring, and takes exactly
-   * that with holdAnswer). Past the wait the request's breach is SERVER_BUSY, thrown.
+   * `most` bytes, never waiting: what it took, which may be less than `most` (a share of the
+   * process's bound when that is free, else a small read's; the read then asks the database what it
+   * would bring, and takes exactly that with holdAnswer).
    */
   holdForRead(most: number): Promise<number>;
-  /** Takes exactly `bytes` of answer memory, waiting in line briefly; SERVER_BUSY (the breach) past the wait. */
+  /**
+   * Takes exactly `bytes` of answer memory: a large amount waiting in line briefly (SERVER_BUSY,
+   * the request's breach, past the wait), a small one (LARGE_ANSWER_BYTES) at once.
+   */
   holdAnswer(bytes: number): Promise<void>;
   /** Gives back answer memory taken and not needed (a page smaller than what was taken for it). */
   releaseAnswer(bytes: number): void;
@@ -184,15 +187,26 @@ class CountingBudget implements RequestBudget {
     }
   }
 
+  /** A share of the bound when it is free at once; else a small read's bytes, which never wait: the read learns its size. */
   async holdForRead(most: number): Promise<number> {
     if (!this.memory) return most;
     const share = Math.min(most, Math.ceil(this.memory.limit / READ_SHARE));
-    await this.holdAnswer(share);
-    return share;
+    if (this.memory.tryTake(share)) {
+      this.held += share;
+      return share;
+    }
+    const small = Math.min(most, LARGE_ANSWER_BYTES);
+    await this.holdAnswer(small);
+    return small;
   }
 
   async holdAnswer(bytes: number): Promise<void> {
     if (!this.memory || bytes <= 0) return;
+    if (bytes <= LARGE_ANSWER_BYTES) {
+      this.memory.count(bytes);
+      this.held += bytes;
+      return;
+    }
     this.checkDeadline();
     try {
       await this.memory.take(bytes, Math.min(ANSWER_MEMORY_WAIT_MS, this.deadline - Date.now()));

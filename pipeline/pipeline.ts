@@ -5,6 +5,7 @@ import type { RequestContext, RequestTrace } from '../kernel/graphql/request-con
 import { NO_BUDGET } from '../kernel/request-budget.js';
 import { DomainError, toDomainError } from '../kernel/errors.js';
 import { jsonPieces } from '../kernel/http/json-pieces.js';
+import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
 
 /**
  * One request through one of the doors (a REST facade's route, `/graphql`, a subgraph's port) as the
@@ -189,10 +190,14 @@ function refusal(door: Door, exchange: Exchange, error: unknown): Answer {
   return door.refuse(refused);
 }
 
-/** Answers the request's budget measured at least this large are written in pieces (kernel/http/json-pieces.ts). */
-export const PIECES_FROM = 1024 * 1024;
 /** Pieces are gathered up to this many characters before a write: fewer, larger writes. */
 const WRITE_EVERY = 64 * 1024;
+/**
+ * How long a large answer waits for its client to take a chunk before the connection is closed:
+ * between two writes, not for the whole answer (nginx's `send_timeout`), so a slow reader gets its
+ * answer whole, and one that stopped reading gives back the answer memory it holds.
+ */
+const SEND_IDLE_MS = 30_000;
 
 /**
  * An answer whose body is an object, as JSON text. Written while the request can still fail: an
@@ -203,7 +208,7 @@ const WRITE_EVERY = 64 * 1024;
 function asJson(answer: Answer, type: string, exchange: Exchange): Answer {
   if (answer.body === undefined || typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) return answer;
   const headers = { 'content-type': type, ...answer.headers };
-  return { ...answer, headers, body: exchange.budget.answerBytes >= PIECES_FROM ? answer.body : JSON.stringify(answer.body) };
+  return { ...answer, headers, body: exchange.budget.answerBytes > LARGE_ANSWER_BYTES ? answer.body : JSON.stringify(answer.body) };
 }
 
 async function send(response: ServerResponse, answer: Answer, exchange: Exchange): Promise<void> {
@@ -221,8 +226,7 @@ async function send(response: ServerResponse, answer: Answer, exchange: Exchange
  * A large answer as it is serialised, in chunks: each handed to the socket, and the next made once
  * the socket has taken the last (its `drain`), so that beside the answer's objects this process
  * holds a few pieces, never the whole text twice (as a string, then as the socket's buffer). A
- * client that stops reading is not waited for past the request's deadline (REQUEST_MAX_DURATION_MS:
- * its answer, delivered, within it): its connection is closed, with one log line.
+ * client that takes nothing for SEND_IDLE_MS has its connection closed.
  */
 async function sendPieces(response: ServerResponse, status: number, headers: Record<string, string>, body: unknown, exchange: Exchange): Promise<void> {
   response.writeHead(status, headers);
@@ -234,26 +238,28 @@ async function sendPieces(response: ServerResponse, status: number, headers: Rec
       if (pending.length < WRITE_EVERY) continue;
       const full = !response.write(pending);
       pending = '';
-      if (full && !(await exchange.budget.within(drained(response)))) return;
+      if (full && (await drained(response)) === 'idle') throw new Error(`the client took nothing of its answer for ${SEND_IDLE_MS} ms: its connection was closed`);
     }
     response.end(pending);
   } catch (error) {
-    response.destroy();
+    // The status is sent: the connection is all that can say the answer is not whole.
     exchange.failures.push(error);
-    exchange.codes = [...exchange.codes, error instanceof DomainError ? error.code : 'INTERNAL_ERROR'];
+    response.destroy();
   }
 }
 
-/** Whether the response drained (true) or its connection closed first (false). */
-function drained(response: ServerResponse): Promise<boolean> {
+/** Whether the response drained, its connection closed first, or neither within SEND_IDLE_MS. */
+function drained(response: ServerResponse): Promise<'drained' | 'closed' | 'idle'> {
   return new Promise((resolve) => {
-    const settle = (open: boolean) => () => {
+    const settle = (outcome: 'drained' | 'closed' | 'idle') => () => {
+      clearTimeout(timer);
       response.off('drain', onDrain);
       response.off('close', onClose);
-      resolve(open);
+      resolve(outcome);
     };
-    const onDrain = settle(true);
-    const onClose = settle(false);
+    const onDrain = settle('drained');
+    const onClose = settle('closed');
+    const timer = setTimeout(settle('idle'), SEND_IDLE_MS);
     response.once('drain', onDrain);
     response.once('close', onClose);
   });

@@ -52,12 +52,18 @@ test("a request's reads and answer take from the process's memory and give it al
   first.chargeAnswer({ data: 'x'.repeat(30 * MB) });
   expect(first.answerBytes).toBeGreaterThan(30 * MB);
   expect(memory.inUse).toBe(first.answerBytes);
+  const other = requestBudget(limits, undefined, memory);
+  await other.holdAnswer(20 * MB);
   const second = requestBudget({ ...limits, maxDurationMs: 100 }, undefined, memory);
-  // It waits in line at most until its deadline.
+  // A read that finds the share taken reads as a small one, at once: it learns its size, then holds that.
+  expect(await second.holdForRead(35 * MB)).toBe(1 * MB);
+  // A large hold waits in line, at most until its deadline.
   await expect(second.holdAnswer(34 * MB)).rejects.toMatchObject({ code: 'SERVER_BUSY' });
   expect(second.breach?.code).toBe('SERVER_BUSY');
-  first.end();
-  second.end();
+  // A small one never waits.
+  const third = requestBudget(limits, undefined, memory);
+  await third.holdAnswer(1 * MB);
+  for (const budget of [first, other, second, third]) budget.end();
   expect(memory.inUse).toBe(0);
 });
 
