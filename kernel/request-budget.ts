@@ -1,5 +1,5 @@
 import { ANSWER_MEMORY_WAIT_MS, type AnswerMemory, LARGE_ANSWER_BYTES } from './answer-memory.js';
-import { DomainError } from './errors.js';
+import { DomainError, isErrorCode } from './errors.js';
 
 /**
  * What one request may use while it runs (docs/DECISIONS.md, "Reliability and limits"): the static
@@ -277,6 +277,20 @@ class CountingBudget implements RequestBudget {
     this.adopt(error);
     throw this.breach!;
   }
+}
+
+/** The codes of a breached budget, the answer memory's SERVER_BUSY included. */
+const BREACH_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED', 'SERVER_BUSY']);
+
+/**
+ * A breach reported in a subgraph answer's errors (a remote subgraph's own budget, or the budget of
+ * the request whose fetch this one shared: gateway/executor/inflight-sharing.ts) becomes this
+ * request's own, answered alone with its status.
+ */
+export function adoptReportedBreach(errors: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> | undefined, budget: RequestBudget): void {
+  const breached = errors?.find((error) => BREACH_CODES.has(String(error.extensions?.code)));
+  const code = breached?.extensions?.code;
+  if (breached && isErrorCode(code)) budget.adopt(new DomainError(code, breached.message, breached.extensions?.details ?? null));
 }
 
 function lowered(limits: BudgetLimits, header: string | undefined): BudgetLimits {

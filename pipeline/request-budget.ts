@@ -1,11 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { DomainError, isErrorCode } from '../kernel/errors.js';
-import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, requestBudget } from '../kernel/request-budget.js';
+import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, adoptReportedBreach, requestBudget } from '../kernel/request-budget.js';
 import type { AnswerMemory } from '../kernel/answer-memory.js';
-import type { RequestPlugin, SubgraphFetch, SubgraphResponse } from './pipeline.js';
-
-/** The codes of a breached budget (kernel/request-budget.ts), the subgraph process's answer memory's included. */
-const BUDGET_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED', 'SERVER_BUSY']);
+import type { RequestPlugin, SubgraphFetch } from './pipeline.js';
 
 /**
  * REQUEST_MAX_RESPONSE_BYTES, REQUEST_MAX_RECORDS_READ, REQUEST_MAX_DURATION_MS: every request gets
@@ -27,7 +23,7 @@ export function requestBudgetPlugin(limits: BudgetLimits, memory?: AnswerMemory)
       const stop = stopping(fetch, budget);
       try {
         const response = await send();
-        adoptBreach(response, budget);
+        adoptReportedBreach(response.errors, budget);
         return response;
       } catch (error) {
         throw budget.breach ?? error;
@@ -55,12 +51,6 @@ function stopping(fetch: SubgraphFetch, budget: RequestBudget): () => void {
     budgetSignal.removeEventListener('abort', abort);
     outer?.removeEventListener('abort', abort);
   };
-}
-
-function adoptBreach(response: SubgraphResponse, budget: RequestBudget): void {
-  const breached = response.errors?.find((error) => BUDGET_CODES.has(String(error.extensions?.code)));
-  const code = breached?.extensions?.code;
-  if (breached && isErrorCode(code)) budget.adopt(new DomainError(code, breached.message, breached.extensions?.details ?? null));
 }
 
 function headerOf(request: IncomingMessage): string | undefined {

@@ -2,7 +2,7 @@ import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 import { type SubgraphClient, isQuery } from './subgraph-client.js';
 import { jsonCopy } from '../../kernel/json.js';
-import { jsonBytes } from '../../kernel/request-budget.js';
+import { adoptReportedBreach, jsonBytes } from '../../kernel/request-budget.js';
 
 interface SharedFetch {
   waiters: number;
@@ -44,7 +44,9 @@ export class InflightSharing implements SubgraphClient {
     if (running) {
       running.waiters += 1;
       const { untouched, bytes } = await running.answer!;
-      await context.budget.holdAnswer(bytes);
+      // The fetch ran within the first caller's budget: a breach of it (SERVER_BUSY, the deadline) is every caller's.
+      adoptReportedBreach(untouched!.errors, context.budget);
+      if (!context.budget.breach) await context.budget.holdAnswer(bytes);
       return jsonCopy(untouched) as SubgraphResponse;
     }
     const shared: SharedFetch = { waiters: 1, answer: undefined };

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { miniModelHost } from '../support/mini-model.js';
 import { NO_AUTH, STORES, type TestSystem, call, startTestSystem } from '../support/system.js';
 import { eventually } from '../support/load-loop.js';
@@ -25,6 +26,8 @@ import type { ArtifactHost } from '../support/artifact-host.js';
  */
 const STORE = STORES.includes('postgresql') ? 'postgresql' : 'sqlite';
 const CLIENTS = 20;
+/** A screen's page: five records of a few bytes. */
+const SMALL_PAGE = '{ records(first: 5, filter: { conditions: [{ field: MODEL, operator: EQ, value: { string: "small" } }] }) { nodes { id payload } } }';
 const MB = 2 ** 20;
 
 let mini: { host: ArtifactHost; env: Record<string, string> };
@@ -54,6 +57,10 @@ describe('twenty near-cap answers at once, every default', () => {
   beforeAll(async () => {
     system = await startTestSystem({ ...NO_AUTH, ...mini.env }, { store: STORE });
     await seedLargeRecords(system.url('records'));
+    for (let n = 0; n < 5; n++) {
+      const stored = await call(system.url('records'), 'POST', '/records', { body: { id: `small-${n}`, model: 'small', version: '1', payload: { n } }, headers: { 'idempotency-key': `small-${n}` } });
+      expect(stored.status).toBe(200);
+    }
   }, 180_000);
   afterAll(async () => {
     await system?.stop();
@@ -83,7 +90,41 @@ describe('twenty near-cap answers at once, every default', () => {
     expect(growth).toBeLessThan(2 * 3 * 64 * MB);
     expect(await answersAfter(system)).toEqual(Array(6).fill(200));
   });
+
+  test("clients that stop reading their near-cap answers hold their process's answer memory, yet every small page is answered at once, and their answers come whole when they read again", async () => {
+    const stalled = await Promise.all(Array.from({ length: 4 }, () => stalledLargeAnswer(system.url('gateway'))));
+    const small = await Promise.all(Array.from({ length: 10 }, () => call(system.url('gateway'), 'POST', '/graphql', { body: { query: SMALL_PAGE }, headers: { connection: 'close' } })));
+    expect(small.map((answer) => [answer.status, answer.json?.data?.records?.nodes?.length])).toEqual(Array(10).fill([200, 5]));
+    expectCompleteOrBusy(await concurrentLargeAnswers(system.url('gateway'), 4), 'SERVER_BUSY');
+    const resumed = await Promise.all(stalled.map((reader) => reader.resume()));
+    expect(resumed).toEqual(Array(4).fill({ status: 200, records: LARGE_RECORDS }));
+  });
 });
+
+/**
+ * A client that asks for a near-cap page and stops reading once the answer has begun (its
+ * headers came): the server has built it and holds it. `resume` reads the rest.
+ */
+function stalledLargeAnswer(base: string): Promise<{ resume(): Promise<{ status: number; records: number }> }> {
+  const body = Buffer.from(JSON.stringify(LARGE_GRAPHQL_PAGE.body));
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}/graphql`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(body.length) } }, (response) => {
+      response.pause();
+      resolve({
+        resume: () =>
+          new Promise((done, fail) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('error', fail);
+            response.on('end', () => done({ status: response.statusCode ?? 0, records: JSON.parse(Buffer.concat(chunks).toString('utf8')).data.records.nodes.length }));
+            response.resume();
+          }),
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 describe('a worker past WORKER_MAX_RSS_MB', () => {
   test('is drained and replaced, one line saying so, while the near-cap answers are served or refused in the envelope; the system answers after', async () => {
