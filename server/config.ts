@@ -141,9 +141,9 @@ export function readSystemConfig(env: Env): SystemConfig {
     // One worker per core by default: a process serves requests on one core only.
     workers: optional(env, 'WORKERS', integer({ min: 1 }), availableParallelism()),
     workerHeartbeatTimeoutMs: optional(env, 'WORKER_HEARTBEAT_TIMEOUT_MS', integer({ min: 1000 }), 10_000),
-    // Two and a half times what a worker held at the most under twenty near-cap answers at once (about
-    // 410 MB, bench: graphql.concurrent_large_answers), four times one at rest with the published
-    // catalog: reached only by memory no limit counts (docs/DEPLOYMENT.md).
+    // Two and a half times what a worker held at the most under twenty near-cap answers at once (350
+    // to 410 MB, bench: graphql.concurrent_large_answers), six times one at rest with a small catalog
+    // (160 MB): reached only by memory no limit counts (docs/DEPLOYMENT.md).
     workerMaxRssBytes: optional(env, 'WORKER_MAX_RSS_MB', integer({ min: 0 }), 1024) * 2 ** 20,
     heapGrowthPercent: optional(env, 'HEAP_GROWTH_PERCENT', integer({ min: 0, max: 300 }), 50),
     http,
