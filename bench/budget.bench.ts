@@ -15,8 +15,8 @@ const SECONDS = 3; // whole seconds: wrk's -d takes no fraction
 const WARM_UP_SECONDS = 10;
 // Then rounds in turns, left out: the pace still rises for a minute (setting-comparison.ts).
 const WARM_UP_ROUNDS = 8;
-/** Every cap of the request budget off (kernel/request-budget.ts): no budget is made at all. */
-const BUDGET_OFF = { REQUEST_MAX_RESPONSE_BYTES: '0', REQUEST_MAX_RECORDS_READ: '0', REQUEST_MAX_DURATION_MS: '0' };
+/** Every cap of the request budget off (kernel/request-budget.ts), and the process's answer memory (kernel/answer-memory.ts): no budget is made at all. */
+const BUDGET_OFF = { REQUEST_MAX_RESPONSE_BYTES: '0', REQUEST_MAX_RECORDS_READ: '0', REQUEST_MAX_DURATION_MS: '0', PROCESS_MAX_ANSWER_MB: '0' };
 
 /**
  * `gateway.budget_overhead.rps_ratio`: what the runtime budget costs (issue 24, item 3). Two
@@ -55,7 +55,7 @@ export async function benchBudget(): Promise<Figure[]> {
       `two PROCESS_ROLE=all systems in one process (NODE_ENV=production, SQLite each; bench/setting-comparison.ts), load generator ${comparison.generator}, ` +
       `${ROUNDS} rounds of ${SECONDS} s on each system, half with the budget on as the pair's first system and half as its second (a pair process each, ${WARM_UP_SECONDS} s of warm-up each, then ${WARM_UP_ROUNDS} rounds in turns left out), ` +
       `in turns, the order reversed every other round, on ${os.cpus().length} CPUs; the geometric mean of the two placements' trimmed means of pairs of rounds; ` +
-      `budget on (defaults) ÷ off (REQUEST_MAX_* = 0): ${describeComparison(comparison)}`;
+      `budget on (defaults) ÷ off (REQUEST_MAX_* = 0, PROCESS_MAX_ANSWER_MB = 0): ${describeComparison(comparison)}`;
     return [
       {
         id: 'gateway.budget_overhead.rps_ratio',

@@ -18,6 +18,7 @@ import { benchGrowth } from './growth.bench.js';
 import { benchMemory } from './memory.bench.js';
 import { benchGraphqlLimits } from './graphql-limits.bench.js';
 import { benchEntities } from './entities.bench.js';
+import { benchLargeAnswers } from './large-answers.bench.js';
 import { benchScale } from './scale.bench.js';
 import { benchWorkers } from './workers.bench.js';
 import { benchSchemaCheck, benchUsage } from './usage.bench.js';
@@ -39,6 +40,7 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'graphql', run: benchGraphqlLimits },
   // graphql.entities.*: its own prefix, so that it runs without the hostile documents
   { prefix: 'graphql.entities', run: benchEntities },
+  { prefix: 'graphql.concurrent_large_answers', run: benchLargeAnswers },
   { prefix: 'records', run: benchRecords },
   { prefix: 'growth', run: benchGrowth },
   { prefix: 'memory', run: benchMemory },
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
   const write = () =>
     writeFileSync(projectPath('bench-results.json'), JSON.stringify({ commit: gitSha(), started_at: startedAt, machine: { cpus: os.cpus().length, node: process.version }, figures }, null, 2) + '\n');
   for (const group of GROUPS) {
-    const named = only?.find((prefix) => group.prefix.startsWith(prefix) || prefix.startsWith(group.prefix));
+    const named = only?.find((prefix) => group.prefix.startsWith(prefix) || (prefix.startsWith(group.prefix) && !narrowerGroup(group.prefix, prefix)));
     if (only && named === undefined) continue;
     if (group.whenNamed && !named?.startsWith(group.prefix)) continue;
     process.stderr.write(`running ${group.prefix} …\n`);
@@ -87,6 +89,11 @@ function rssAfter(prefix: string): Figure {
     better: 'lower',
     note: `RSS of the benchmark process right after the ${prefix} figures: the systems it started in this process ran here`,
   };
+}
+
+/** Whether `named` is within a group of its own narrower than `prefix` (`graphql.concurrent_large_answers` is not the `graphql` group's). */
+function narrowerGroup(prefix: string, named: string): boolean {
+  return GROUPS.some((group) => group.prefix.length > prefix.length && group.prefix.startsWith(prefix) && named.startsWith(group.prefix));
 }
 
 /** `--only gateway` or `--only gateway,scale`: the groups whose prefix matches one of them. */

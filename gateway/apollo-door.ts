@@ -1,10 +1,12 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { type FormattedExecutionResult, GraphQLError } from 'graphql';
-import { DomainError, ERROR_STATUSES } from '../kernel/errors.js';
+import type { FormattedExecutionResult } from 'graphql';
+import { DomainError } from '../kernel/errors.js';
+import { refusalError } from '../kernel/graphql/budgeted-answer.js';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { named, record, runnableOperation } from '../pipeline/graphql-door.js';
 import { fragmentsOf } from '../pipeline/limits/measure.js';
 import type { Exchange, RequestPipeline } from '../pipeline/pipeline.js';
+import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
 
 /**
  * What the request pipeline needs of Apollo Server's handling of a `/graphql` request: the plugin
@@ -24,7 +26,8 @@ export function apolloDoorPlugin(pipeline: RequestPipeline): ApolloServerPlugin<
           try {
             pipeline.operation({ exchange, operation: runnable, fragments: fragmentsOf(document), schema, variables: request.variables ?? {} });
           } catch (error) {
-            throw error instanceof DomainError ? refusal(error) : error;
+            // A hook that throws this ends the request with the code's status.
+            throw error instanceof DomainError ? refusalError(error) : error;
           }
         },
         async didEncounterErrors({ errors }) {
@@ -41,16 +44,25 @@ export function apolloDoorPlugin(pipeline: RequestPipeline): ApolloServerPlugin<
 /** The exchange of each answer Apollo Server is about to write, by its `data` (what `stringifyAnswer` is handed again). */
 const answering = new WeakMap<object, Exchange>();
 
+/** Answers too large for one string of them, by their exchange: the pipeline writes them in pieces (pipeline.ts). */
+const inPieces = new WeakMap<Exchange, FormattedExecutionResult>();
+
 /**
  * Apollo Server's `stringifyResult`: JSON, and when an answer cannot be written (longer than a
  * string can be: an oversized answer) the failure recorded on its exchange before Apollo Server
- * answers 500, so that the log line names its cause; it came out with no code and no cause.
+ * answers 500, so that the log line names its cause; it came out with no code and no cause. An
+ * answer its budget measured past LARGE_ANSWER_BYTES (a megabyte) is not written here: it is kept for
+ * `answerInPieces`, and Apollo Server is handed an empty text in its place.
  */
 export function stringifyAnswer(result: FormattedExecutionResult): string {
+  const exchange = result.data ? answering.get(result.data) : undefined;
+  if (exchange && exchange.budget.answerBytes > LARGE_ANSWER_BYTES) {
+    inPieces.set(exchange, result);
+    return '';
+  }
   try {
     return `${JSON.stringify(result)}\n`;
   } catch (error) {
-    const exchange = result.data ? answering.get(result.data) : undefined;
     if (exchange) {
       exchange.failures.push(error);
       exchange.codes = ['INTERNAL_ERROR'];
@@ -59,12 +71,9 @@ export function stringifyAnswer(result: FormattedExecutionResult): string {
   }
 }
 
-/**
- * A refusal as Apollo Server answers it: the code and details in `extensions`, and the code's HTTP
- * status (a plugin hook that throws this ends the request with that status).
- */
-export function refusal(error: DomainError): GraphQLError {
-  return new GraphQLError(error.message, {
-    extensions: { code: error.code, details: error.details, http: { status: ERROR_STATUSES[error.code] } },
-  });
+/** The answer `stringifyAnswer` kept for the pipeline to write in pieces, if it kept one. */
+export function answerInPieces(exchange: Exchange): FormattedExecutionResult | undefined {
+  const result = inPieces.get(exchange);
+  inPieces.delete(exchange);
+  return result;
 }

@@ -6,7 +6,8 @@ import { DomainError, isErrorCode } from '../kernel/errors.js';
 import { fromGraphQLError, isGraphQLRequestCode, toGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import type { Answer, Exchange, RequestPipeline } from '../pipeline/pipeline.js';
 import { graphqlDoor } from '../pipeline/graphql-door.js';
-import { apolloDoorPlugin, refusal, stringifyAnswer } from './apollo-door.js';
+import { answerInPieces, apolloDoorPlugin, stringifyAnswer } from './apollo-door.js';
+import { refusalError } from '../kernel/graphql/budgeted-answer.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from './gateway.js';
@@ -91,7 +92,7 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
         const query = queryOf(req.method === 'GET' ? req.query : req.body);
         if (query !== undefined) options.pipeline.document(exchange, query);
         trusted?.(req);
-        return apolloAnswer(server, req, () => authenticatedContext(options.access, req, exchange));
+        return apolloAnswer(server, req, exchange, () => authenticatedContext(options.access, req, exchange));
       }),
   );
   if (options.admin) app.use(options.admin);
@@ -102,16 +103,17 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
 /**
  * Apollo Server's answer to a `/graphql` request, through its integration interface
  * (`executeHTTPGraphQLRequest`), read as @as-integrations/express5 reads a request; the pipeline's
- * runner writes it. No operation of this graph is delivered incrementally (it has no @defer).
+ * runner writes it, a large one from its objects (apollo-door.ts, `answerInPieces`). No operation
+ * of this graph is delivered incrementally (it has no @defer).
  */
-async function apolloAnswer(server: ApolloServer<RequestContext>, req: express.Request, context: () => Promise<RequestContext>): Promise<Answer> {
+async function apolloAnswer(server: ApolloServer<RequestContext>, req: express.Request, exchange: Exchange, context: () => Promise<RequestContext>): Promise<Answer> {
   const headers = new HeaderMap();
   for (const [key, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
   const at = req.url.indexOf('?');
   const httpGraphQLRequest = { method: req.method.toUpperCase(), headers, search: at < 0 ? '' : req.url.slice(at), body: req.body };
   const response = await server.executeHTTPGraphQLRequest({ httpGraphQLRequest, context });
   if (response.body.kind !== 'complete') throw new Error('an incremental answer: this endpoint writes complete answers only');
-  return { status: response.status || 200, headers: Object.fromEntries(response.headers), body: response.body.string };
+  return { status: response.status || 200, headers: Object.fromEntries(response.headers), body: answerInPieces(exchange) ?? response.body.string };
 }
 
 /** The document text a request carries, if any (a GET's in its parameters). */
@@ -158,7 +160,7 @@ async function authenticatedContext(access: AccessControl, req: express.Request,
   } catch (error) {
     const refused = toGraphQLError(error, exchange);
     exchange.codes = [String(refused.extensions.code)];
-    throw refusal(fromGraphQLError(refused));
+    throw refusalError(fromGraphQLError(refused));
   }
   return context;
 }

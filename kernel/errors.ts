@@ -64,6 +64,9 @@ export const ERROR_STATUSES = {
   RESPONSE_TOO_LARGE: 422,
   TOO_MANY_RECORDS_READ: 422,
   DEADLINE_EXCEEDED: 504,
+  // the process is building and writing as many answers as PROCESS_MAX_ANSWER_MB allows
+  // (kernel/answer-memory.ts): retry later (answered with Retry-After)
+  SERVER_BUSY: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUSES;
@@ -83,6 +86,12 @@ export class DomainError extends Error {
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_STATUSES, value);
+}
+
+/** When an error says to come back (`details.retry_after_seconds`: STORE_BUSY, SERVER_BUSY), its `Retry-After` header. */
+export function retryAfterHeader(error: DomainError): Record<string, string> {
+  const seconds = (error.details as { retry_after_seconds?: unknown } | null)?.retry_after_seconds;
+  return typeof seconds === 'number' ? { 'retry-after': String(seconds) } : {};
 }
 
 /** Any thrown value as a DomainError; unknown failures become INTERNAL_ERROR without their text. */

@@ -18,3 +18,26 @@ export function thawed(parent: Record<string, unknown> | unknown[], key: string 
   (parent as Record<string | number, unknown>)[key] = copy;
   return copy;
 }
+
+/**
+ * What `JSON.parse(JSON.stringify(value))` gives, made without the text: new objects and arrays,
+ * the same strings (V8's strings cannot change, so sharing them is safe, and a payload's long
+ * strings are not copied). Members JSON would leave out (undefined, functions) are left out,
+ * array elements it would write as null are null, `toJSON` is honoured (a GraphQLError, a Date).
+ */
+export function jsonCopy(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null; // -0 is written 0
+  if (typeof value !== 'object' || value === null) return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return jsonCopy((value as { toJSON(): unknown }).toJSON());
+  if (Array.isArray(value)) return value.map((element) => (omittedByJson(element) ? null : jsonCopy(element)));
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    if (!omittedByJson(member)) copy[key] = jsonCopy(member);
+  }
+  return copy;
+}
+
+function omittedByJson(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}

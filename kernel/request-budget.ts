@@ -1,4 +1,5 @@
-import { DomainError } from './errors.js';
+import { ANSWER_MEMORY_WAIT_MS, type AnswerMemory, LARGE_ANSWER_BYTES } from './answer-memory.js';
+import { DomainError, isErrorCode } from './errors.js';
 
 /**
  * What one request may use while it runs (docs/DECISIONS.md, "Reliability and limits"): the static
@@ -43,6 +44,22 @@ export interface RequestBudget {
   chargeReceived(bytes: number): void;
   /** Measures an answer before it is written (JSON bytes, counted until past the cap); throws past it. */
   chargeAnswer(value: unknown): void;
+  /** The JSON bytes of the answer as chargeAnswer measured them; 0 before, or when nothing measures answers. */
+  readonly answerBytes: number;
+  /**
+   * Takes answer memory of this process (kernel/answer-memory.ts) for a read that may bring up to
+   * `most` bytes, never waiting: what it took, which may be less than `most` (a share of the
+   * process's bound when that is free, else a small read's; the read then asks the database what it
+   * would bring, and takes exactly that with holdAnswer).
+   */
+  holdForRead(most: number): Promise<number>;
+  /**
+   * Takes exactly `bytes` of answer memory: a large amount waiting in line briefly (SERVER_BUSY,
+   * the request's breach, past the wait), a small one (LARGE_ANSWER_BYTES) at once.
+   */
+  holdAnswer(bytes: number): Promise<void>;
+  /** Gives back answer memory taken and not needed (a page smaller than what was taken for it). */
+  releaseAnswer(bytes: number): void;
   /** Throws DEADLINE_EXCEEDED once the deadline has passed. */
   checkDeadline(): void;
   /**
@@ -74,6 +91,10 @@ export const NO_BUDGET: RequestBudget = {
   chargeRecords: () => undefined,
   chargeReceived: () => undefined,
   chargeAnswer: () => undefined,
+  answerBytes: 0,
+  holdForRead: async (most) => most,
+  holdAnswer: async () => undefined,
+  releaseAnswer: () => undefined,
   checkDeadline: () => undefined,
   extendDeadline: () => undefined,
   extendedMsLeft: () => null,
@@ -89,11 +110,15 @@ export function budgetOn(limits: BudgetLimits): boolean {
 
 /**
  * A request's budget from the limits, lowered by what a caller's BUDGET_HEADER says is left (the
- * gateway's, for a subgraph port): a header can only shrink the budget, never grow it.
+ * gateway's, for a subgraph port): a header can only shrink the budget, never grow it. `memory`:
+ * the process's answer memory (PROCESS_MAX_ANSWER_MB), which the request's reads and answer take from.
  */
-export function requestBudget(limits: BudgetLimits, header?: string): RequestBudget {
-  return new CountingBudget(lowered(limits, header), headerMs(header) ?? Infinity);
+export function requestBudget(limits: BudgetLimits, header?: string, memory?: AnswerMemory): RequestBudget {
+  return new CountingBudget(lowered(limits, header), headerMs(header) ?? Infinity, memory);
 }
+
+/** What a read may take of the process's answer memory before it knows its size: a quarter of the bound, so that a few reads start at once. */
+const READ_SHARE = 4;
 
 class CountingBudget implements RequestBudget {
   breach: DomainError | null = null;
@@ -109,11 +134,16 @@ class CountingBudget implements RequestBudget {
   /** What `within` rejects at a breach: a plain callback, not an abort listener, which costs a request several microseconds more. */
   private readonly stops: Array<(breach: DomainError) => void> = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Answer memory this request has taken, given back when it is answered. */
+  private held = 0;
+  private ended = false;
+  answerBytes = 0;
 
   /** `ceilingMs`: what a caller's header said is left; no deadline moves past it. */
   constructor(
     private limits: BudgetLimits,
     private readonly ceilingMs: number,
+    private readonly memory?: AnswerMemory,
   ) {
     this.deadline = limits.maxDurationMs > 0 ? this.arrivedAt + limits.maxDurationMs : Infinity;
   }
@@ -149,13 +179,68 @@ class CountingBudget implements RequestBudget {
     if (this.over(this.bytesRead)) this.fail(tooLarge(this.limits.maxResponseBytes));
   }
 
+  /** A subgraph's answer arriving is in this process: counted in its answer memory as it comes (it cannot wait). */
   chargeReceived(bytes: number): void {
     this.bytesReceived += bytes;
     if (this.over(this.bytesReceived)) this.fail(tooLarge(this.limits.maxResponseBytes));
+    if (this.memory) {
+      this.memory.count(bytes);
+      this.held += bytes;
+    }
   }
 
+  /** The answer is in this process now: the memory it holds is at least its bytes, counted without waiting. */
   chargeAnswer(value: unknown): void {
-    if (this.limits.maxResponseBytes > 0 && jsonBytesPast(value, this.limits.maxResponseBytes)) this.fail(tooLarge(this.limits.maxResponseBytes));
+    const cap = this.limits.maxResponseBytes;
+    if (cap === 0 && !this.memory) return;
+    const left = bytesLeftOf(value, cap > 0 ? cap : Number.MAX_SAFE_INTEGER);
+    if (left < 0) this.fail(tooLarge(cap));
+    this.answerBytes = (cap > 0 ? cap : Number.MAX_SAFE_INTEGER) - left;
+    if (this.memory && this.answerBytes > this.held) {
+      this.memory.count(this.answerBytes - this.held);
+      this.held = this.answerBytes;
+    }
+  }
+
+  /** A share of the bound when it is free at once; else a small read's bytes, which never wait: the read learns its size. */
+  async holdForRead(most: number): Promise<number> {
+    if (!this.memory) return most;
+    const share = Math.min(most, Math.ceil(this.memory.limit / READ_SHARE));
+    if (this.memory.tryTake(share)) {
+      this.held += share;
+      return share;
+    }
+    const small = Math.min(most, LARGE_ANSWER_BYTES);
+    await this.holdAnswer(small);
+    return small;
+  }
+
+  async holdAnswer(bytes: number): Promise<void> {
+    if (!this.memory || bytes <= 0) return;
+    if (bytes <= LARGE_ANSWER_BYTES) {
+      this.memory.count(bytes);
+      this.held += bytes;
+      return;
+    }
+    this.checkDeadline();
+    try {
+      await this.memory.take(bytes, Math.min(ANSWER_MEMORY_WAIT_MS, this.deadline - Date.now()));
+    } catch (error) {
+      this.fail(error as DomainError);
+    }
+    if (this.ended) {
+      // The request was answered while this waited (at its deadline): what came is not its to keep.
+      this.memory.give(bytes);
+      throw this.breach ?? new DomainError('INTERNAL_ERROR', 'the request was answered while it waited for answer memory');
+    }
+    this.held += bytes;
+  }
+
+  releaseAnswer(bytes: number): void {
+    const given = Math.min(bytes, this.held);
+    if (!this.memory || given <= 0) return;
+    this.held -= given;
+    this.memory.give(given);
   }
 
   checkDeadline(): void {
@@ -202,6 +287,8 @@ class CountingBudget implements RequestBudget {
 
   end(): void {
     clearTimeout(this.timer);
+    this.ended = true;
+    this.releaseAnswer(this.held);
   }
 
   private over(bytes: number): boolean {
@@ -221,6 +308,20 @@ class CountingBudget implements RequestBudget {
     this.adopt(error);
     throw this.breach!;
   }
+}
+
+/** The codes of a breached budget, the answer memory's SERVER_BUSY included. */
+const BREACH_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED', 'SERVER_BUSY']);
+
+/**
+ * A breach reported in a subgraph answer's errors (a remote subgraph's own budget, or the budget of
+ * the request whose fetch this one shared: gateway/executor/inflight-sharing.ts) becomes this
+ * request's own, answered alone with its status.
+ */
+export function adoptReportedBreach(errors: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> | undefined, budget: RequestBudget): void {
+  const breached = errors?.find((error) => BREACH_CODES.has(String(error.extensions?.code)));
+  const code = breached?.extensions?.code;
+  if (breached && isErrorCode(code)) budget.adopt(new DomainError(code, breached.message, breached.extensions?.details ?? null));
 }
 
 function lowered(limits: BudgetLimits, header: string | undefined): BudgetLimits {
@@ -269,7 +370,17 @@ function deadlineExceeded(limit: number): DomainError {
  * answer is as deep as the operation (GRAPHQL_MAX_DEPTH) plus a JSON value (SERVER_JSON_MAX_DEPTH).
  */
 export function jsonBytesPast(value: unknown, cap: number): boolean {
-  return (typeof value === 'object' && value !== null ? bytesLeftAfter(value, cap) : cap - leafBytes(value)) < 0;
+  return bytesLeftOf(value, cap) < 0;
+}
+
+/** The JSON bytes of `value`, counted as jsonBytesPast counts them, to the end. */
+export function jsonBytes(value: unknown): number {
+  return Number.MAX_SAFE_INTEGER - bytesLeftOf(value, Number.MAX_SAFE_INTEGER);
+}
+
+/** `cap` less the JSON bytes of `value`, stopping once below 0. */
+function bytesLeftOf(value: unknown, cap: number): number {
+  return typeof value === 'object' && value !== null ? bytesLeftAfter(value, cap) : cap - leafBytes(value);
 }
 
 /**

@@ -4,6 +4,8 @@ import type { MeasuredOperation } from './limits/measure.js';
 import type { RequestContext, RequestTrace } from '../kernel/graphql/request-context.js';
 import { NO_BUDGET } from '../kernel/request-budget.js';
 import { DomainError, toDomainError } from '../kernel/errors.js';
+import { jsonPieces } from '../kernel/http/json-pieces.js';
+import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
 
 /**
  * One request through one of the doors (a REST facade's route, `/graphql`, a subgraph's port) as the
@@ -72,7 +74,7 @@ export class RequestMistake extends Error {
   }
 }
 
-/** What a door answers: a body that is neither a string nor a Buffer is written as JSON. */
+/** What a door answers: a body that is neither a string nor a Buffer is written as JSON (a large one in pieces). */
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
@@ -122,18 +124,19 @@ export class RequestPipeline {
    * One request through `door`, whichever it is: the exchange begins (every plugin's `onRequest`),
    * `execute` answers it, or what it throws is refused in the door's envelope (the code recorded,
    * and an error that is no DomainError recorded as the server's failure for the log line); the
-   * answer goes out with its `x-request-id`, then every plugin's `onResponse`.
+   * answer goes out with its `x-request-id`, then every plugin's `onResponse` (once a large answer
+   * is written: the answer memory it holds is given back then).
    */
   async run(door: Door, request: IncomingMessage, response: ServerResponse, execute: (exchange: Exchange) => Promise<Answer>): Promise<void> {
     const exchange = this.begin(door, request);
     let answer: Answer;
     try {
-      answer = asJson(await execute(exchange), door.json);
+      answer = asJson(await execute(exchange), door.json, exchange);
     } catch (error) {
-      answer = asJson(refusal(door, exchange, error), door.json);
+      answer = asJson(refusal(door, exchange, error), door.json, exchange);
     }
     exchange.status = answer.status;
-    send(response, answer, exchange.requestId);
+    await send(response, answer, exchange);
     this.end(exchange);
   }
 
@@ -187,22 +190,77 @@ function refusal(door: Door, exchange: Exchange, error: unknown): Answer {
   return door.refuse(refused);
 }
 
+/** Pieces are gathered up to this many characters before a write: fewer, larger writes. */
+const WRITE_EVERY = 64 * 1024;
+/**
+ * How long a large answer waits for its client to take a chunk before the connection is closed:
+ * between two writes, not for the whole answer (nginx's `send_timeout`), so a slow reader gets its
+ * answer whole, and one that stopped reading gives back the answer memory it holds.
+ */
+const SEND_IDLE_MS = 30_000;
+
 /**
  * An answer whose body is an object, as JSON text. Written while the request can still fail: an
  * answer too long for a string (an oversized page) is then a 500 with its cause in the log line,
- * where it threw past the door and took the process down.
+ * where it threw past the door and took the process down. A large one (as its budget measured it)
+ * stays an object, written piece by piece as it is serialised (`send`): never one string of it.
  */
-function asJson(answer: Answer, type: string): Answer {
+function asJson(answer: Answer, type: string, exchange: Exchange): Answer {
   if (answer.body === undefined || typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) return answer;
-  return { ...answer, headers: { 'content-type': type, ...answer.headers }, body: JSON.stringify(answer.body) };
+  const headers = { 'content-type': type, ...answer.headers };
+  return { ...answer, headers, body: exchange.budget.answerBytes > LARGE_ANSWER_BYTES ? answer.body : JSON.stringify(answer.body) };
 }
 
-function send(response: ServerResponse, answer: Answer, requestId: string): void {
-  const body = answer.body as string | Buffer | undefined;
-  const headers: Record<string, string> = { 'x-request-id': requestId, ...answer.headers };
+async function send(response: ServerResponse, answer: Answer, exchange: Exchange): Promise<void> {
+  const headers: Record<string, string> = { 'x-request-id': exchange.requestId, ...answer.headers };
+  const body = answer.body;
+  if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) return sendPieces(response, answer.status, headers, body, exchange);
   // A known length instead of chunked encoding: headers and body then leave in one write instead
   // of a writev of header, chunk size, body and terminator (13% of GET /models CPU, bench/PROFILE.md).
   if (body !== undefined && !('content-length' in headers)) headers['content-length'] = String(Buffer.byteLength(body));
   response.writeHead(answer.status, headers);
   response.end(body);
+}
+
+/**
+ * A large answer as it is serialised, in chunks: each handed to the socket, and the next made once
+ * the socket has taken the last (its `drain`), so that beside the answer's objects this process
+ * holds a few pieces, never the whole text twice (as a string, then as the socket's buffer). A
+ * client that takes nothing for SEND_IDLE_MS has its connection closed.
+ */
+async function sendPieces(response: ServerResponse, status: number, headers: Record<string, string>, body: unknown, exchange: Exchange): Promise<void> {
+  response.writeHead(status, headers);
+  let pending = '';
+  try {
+    for (const piece of jsonPieces(body)) {
+      if (response.destroyed) return; // the client went away
+      pending += piece;
+      if (pending.length < WRITE_EVERY) continue;
+      const full = !response.write(pending);
+      pending = '';
+      if (full && (await drained(response)) === 'idle') throw new Error(`the client took nothing of its answer for ${SEND_IDLE_MS} ms: its connection was closed`);
+    }
+    response.end(pending);
+  } catch (error) {
+    // The status is sent: the connection is all that can say the answer is not whole.
+    exchange.failures.push(error);
+    response.destroy();
+  }
+}
+
+/** Whether the response drained, its connection closed first, or neither within SEND_IDLE_MS. */
+function drained(response: ServerResponse): Promise<'drained' | 'closed' | 'idle'> {
+  return new Promise((resolve) => {
+    const settle = (outcome: 'drained' | 'closed' | 'idle') => () => {
+      clearTimeout(timer);
+      response.off('drain', onDrain);
+      response.off('close', onClose);
+      resolve(outcome);
+    };
+    const onDrain = settle('drained');
+    const onClose = settle('closed');
+    const timer = setTimeout(settle('idle'), SEND_IDLE_MS);
+    response.once('drain', onDrain);
+    response.once('close', onClose);
+  });
 }

@@ -1,14 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { Kind, type OperationDefinitionNode } from 'graphql';
-import { DomainError, isErrorCode } from '../kernel/errors.js';
-import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, headerMs, requestBudget } from '../kernel/request-budget.js';
-import type { RequestPlugin, SubgraphFetch, SubgraphResponse } from './pipeline.js';
+import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, adoptReportedBreach, headerMs, requestBudget } from '../kernel/request-budget.js';
+import type { AnswerMemory } from '../kernel/answer-memory.js';
+import type { RequestPlugin, SubgraphFetch } from './pipeline.js';
 
 /** Root fields whose work has a time bound of its own, in milliseconds: their requests are held to it instead of REQUEST_MAX_DURATION_MS. */
 export type OwnDeadlines = Readonly<Record<string, number>>;
-
-/** The codes of a breached budget (kernel/request-budget.ts). */
-const BUDGET_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DEADLINE_EXCEEDED']);
 
 /**
  * REQUEST_MAX_RESPONSE_BYTES, REQUEST_MAX_RECORDS_READ, REQUEST_MAX_DURATION_MS: every request gets
@@ -16,12 +13,14 @@ const BUDGET_CODES = new Set(['RESPONSE_TOO_LARGE', 'TOO_MANY_RECORDS_READ', 'DE
  * to what the gateway says is left (BUDGET_HEADER), so a deadline holds across the hop. A remote
  * fetch carries that header, stops when the budget runs out, and a subgraph's own breach becomes
  * the request's (its code is what the client gets). An operation whose every root field has a
- * deadline of its own (`ownDeadlines`: the admin refresh) is held to that instead.
+ * deadline of its own (`ownDeadlines`: the admin refresh) is held to that instead. `memory`:
+ * PROCESS_MAX_ANSWER_MB's, which every request's reads and answer take from
+ * (kernel/answer-memory.ts), given back when it is answered.
  */
-export function requestBudgetPlugin(limits: BudgetLimits, ownDeadlines: OwnDeadlines = {}): RequestPlugin {
+export function requestBudgetPlugin(limits: BudgetLimits, ownDeadlines: OwnDeadlines = {}, memory?: AnswerMemory): RequestPlugin {
   return {
     onRequest(exchange, request) {
-      exchange.budget = requestBudget(limits, exchange.door.startsWith('subgraph:') ? headerOf(request) : undefined);
+      exchange.budget = requestBudget(limits, exchange.door.startsWith('subgraph:') ? headerOf(request) : undefined, memory);
     },
     onOperation({ exchange, operation }) {
       const own = ownDeadlineOf(operation, ownDeadlines);
@@ -34,7 +33,7 @@ export function requestBudgetPlugin(limits: BudgetLimits, ownDeadlines: OwnDeadl
       const stop = stopping(fetch, budget);
       try {
         const response = await send();
-        adoptBreach(response, budget);
+        adoptReportedBreach(response.errors, budget);
         return response;
       } catch (error) {
         throw budget.breach ?? error;
@@ -62,12 +61,6 @@ function stopping(fetch: SubgraphFetch, budget: RequestBudget): () => void {
     budgetSignal.removeEventListener('abort', abort);
     outer?.removeEventListener('abort', abort);
   };
-}
-
-function adoptBreach(response: SubgraphResponse, budget: RequestBudget): void {
-  const breached = response.errors?.find((error) => BUDGET_CODES.has(String(error.extensions?.code)));
-  const code = breached?.extensions?.code;
-  if (breached && isErrorCode(code)) budget.adopt(new DomainError(code, breached.message, breached.extensions?.details ?? null));
 }
 
 /**

@@ -71,6 +71,8 @@ export interface SystemConfig {
   workers: number;
   /** `WORKER_HEARTBEAT_TIMEOUT_MS`: a worker that has not answered the primary's heartbeat for this long is killed and replaced. */
   workerHeartbeatTimeoutMs: number;
+  /** `WORKER_MAX_RSS_MB`: a worker whose resident memory passes this is drained and replaced (server/workers.ts); 0: never. */
+  workerMaxRssBytes: number;
   /** `HEAP_GROWTH_PERCENT`: how far each process's heap may grow past what it holds before a full collection (server/heap-growth.ts); 0: V8's own choice. */
   heapGrowthPercent: number;
   http: HttpConfig;
@@ -91,6 +93,8 @@ export interface SystemConfig {
    * REQUEST_MAX_DURATION_MS, at every door and hop (the edge's too, which runs no registry).
    */
   registryRefreshTimeoutMs: number;
+  /** PROCESS_MAX_ANSWER_MB: the bytes of answers each process builds and writes at once (kernel/answer-memory.ts); 0: no bound. */
+  answerMemoryBytes: number;
   /** GATEWAY_ANSWER_CACHE_MB: subgraph answers reused in this process (gateway/executor/answer-cache.ts), in MB of JSON; 0: none. */
   answerCacheBytes: number;
   /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the only documents `/graphql` runs; null: any document. */
@@ -145,6 +149,10 @@ export function readSystemConfig(env: Env): SystemConfig {
     // One worker per core by default: a process serves requests on one core only.
     workers: optional(env, 'WORKERS', integer({ min: 1 }), availableParallelism()),
     workerHeartbeatTimeoutMs: optional(env, 'WORKER_HEARTBEAT_TIMEOUT_MS', integer({ min: 1000 }), 10_000),
+    // Two and a half times what a worker held at the most under twenty near-cap answers at once (350
+    // to 410 MB, bench: graphql.concurrent_large_answers), six times one at rest with a small catalog
+    // (160 MB): reached only by memory no limit counts (docs/DEPLOYMENT.md).
+    workerMaxRssBytes: optional(env, 'WORKER_MAX_RSS_MB', integer({ min: 0 }), 1024) * 2 ** 20,
     heapGrowthPercent: optional(env, 'HEAP_GROWTH_PERCENT', integer({ min: 0, max: 300 }), 50),
     http,
     auth: readAuthConfig(env),
@@ -158,6 +166,10 @@ export function readSystemConfig(env: Env): SystemConfig {
     // Past the request deadline (20 s: a quiet refresh took 6–10 s, one on a machine at load 8–12 more than 20),
     // and short of a load balancer's server timeout (60 s in docs/DEPLOYMENT.md's HAProxy configuration).
     registryRefreshTimeoutMs: optional(env, 'REGISTRY_REFRESH_TIMEOUT_SECS', integer({ min: 1 }), 45) * 1000,
+    // Two answers at REQUEST_MAX_RESPONSE_BYTES (32 MiB) at once per process: with what building and
+    // writing one costs besides its bytes, a replica of two workers stays within 1.5 GB under
+    // twenty of them (bench: graphql.concurrent_large_answers); a screen's pages are kilobytes.
+    answerMemoryBytes: optional(env, 'PROCESS_MAX_ANSWER_MB', integer({ min: 0 }), 64) * 2 ** 20,
     answerCacheBytes: optional(env, 'GATEWAY_ANSWER_CACHE_MB', integer({ min: 0 }), 16) * 1024 * 1024,
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayPlanner: process.role !== 'subgraph' ? readPlanner(env) : undefined,

@@ -22,6 +22,7 @@ import { operationLimits } from '../pipeline/operation-limits.js';
 import { documentSizeLimits } from '../pipeline/document-size-limits.js';
 import { type OwnDeadlines, requestBudgetPlugin } from '../pipeline/request-budget.js';
 import { budgetOn } from '../kernel/request-budget.js';
+import { AnswerMemory } from '../kernel/answer-memory.js';
 import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
 import { type Refusal, httpServer } from '../kernel/http/http-server.js';
 import { type MessageClasses, expressMessages } from '../kernel/http/express-messages.js';
@@ -140,7 +141,8 @@ function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: 
   // Usage counts what runs: after the limits, which refuse an operation before it does.
   const reporting = usage ? [usageReporting(usage)] : [];
   const accessLogs = config.accessLog ? [accessLog(logger)] : [];
-  const budget = budgetOn(config.requestBudget) ? [requestBudgetPlugin(config.requestBudget, ownDeadlines(config))] : [];
+  const memory = config.answerMemoryBytes > 0 ? new AnswerMemory(config.answerMemoryBytes) : undefined;
+  const budget = budgetOn(config.requestBudget) || memory ? [requestBudgetPlugin(config.requestBudget, ownDeadlines(config), memory)] : [];
   const limits = [documentSizeLimits(config.graphqlLimits), operationLimits(config.graphqlLimits)];
   return new RequestPipeline([requestId(), ...limits, ...reporting, ...remoteFetches, ...budget, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
 }

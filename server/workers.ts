@@ -17,8 +17,8 @@ import { ClusterMetrics } from './cluster-metrics.js';
  * share one port each; a replacement gets the same ones while another worker still holds them.
  */
 
-/** What a worker tells the primary over the IPC channel. */
-type Report = { cerise: 'listening'; ports: Record<string, number> } | { cerise: 'others-drained' } | { cerise: 'alive' };
+/** What a worker tells the primary over the IPC channel; `alive` carries its resident memory (bytes). */
+type Report = { cerise: 'listening'; ports: Record<string, number> } | { cerise: 'others-drained' } | { cerise: 'alive'; rss: number };
 const DRAIN_CORE = { cerise: 'drain-core' };
 
 const RESTART_BASE_MS = 100;
@@ -41,6 +41,14 @@ class Supervisor {
   private readonly restarts = new Set<NodeJS.Timeout>();
   /** When each listening worker last said it is alive. */
   private readonly heard = new Map<number, number>();
+  /**
+   * Workers on their way out that the watchdog chose (killed stuck, or draining past
+   * WORKER_MAX_RSS_MB): they no longer count as serving; a draining one's replacement is forked
+   * already, and it is killed if it does not stop in time.
+   */
+  private readonly leaving = new Map<number, { replaced: boolean; deadline?: NodeJS.Timeout }>();
+  /** Past WORKER_MAX_RSS_MB, waiting for its replacement to listen before it drains. */
+  private readonly outgrown = new Map<number, Worker>();
   private watch?: NodeJS.Timeout;
   private readonly deaths: number[] = [];
   private started = false;
@@ -84,13 +92,21 @@ class Supervisor {
     this.metrics?.adopt(worker);
     this.metrics?.workers(this.live.size);
     worker.on('message', (message: Report) => {
-      if (message?.cerise === 'alive') this.heard.set(worker.id, Date.now());
+      if (message?.cerise === 'alive') this.alive(worker, message.rss);
       if (message?.cerise === 'listening') this.listened(worker, message.ports);
       if (message?.cerise === 'others-drained') {
         this.othersDrained.add(worker.id);
-        this.releaseCore();
+        // A worker drained alone (past WORKER_MAX_RSS_MB): the others serve the core meanwhile.
+        if (this.leaving.has(worker.id) && !this.stopping) worker.send(DRAIN_CORE, () => undefined);
+        else this.releaseCore();
       }
     });
+  }
+
+  private alive(worker: Worker, rss: number): void {
+    this.heard.set(worker.id, Date.now());
+    const limit = this.config.workerMaxRssBytes;
+    if (limit > 0 && rss > limit && this.mayReplace(worker)) this.outgrow(worker, rss);
   }
 
   /** `started` (the line tests and operators wait for) once every first worker listens. */
@@ -100,6 +116,7 @@ class Supervisor {
     this.watch ??= setInterval(() => this.killUnresponsive(), HEARTBEAT_EVERY_MS);
     if (this.started) {
       this.logger.info({ workerPid: worker.process.pid }, 'worker replaced');
+      this.drainOutgrown();
     } else if (this.listening.size === this.config.workers) {
       this.started = true;
       const pids = [...this.live.values()].map((w) => w.process.pid);
@@ -114,6 +131,10 @@ class Supervisor {
     this.heard.delete(worker.id);
     this.listening.delete(worker.id);
     this.othersDrained.delete(worker.id);
+    this.outgrown.delete(worker.id);
+    const leaving = this.leaving.get(worker.id);
+    this.leaving.delete(worker.id);
+    clearTimeout(leaving?.deadline);
     const workerPid = worker.process.pid;
     if (this.stopping) {
       this.clean &&= code === 0;
@@ -126,8 +147,14 @@ class Supervisor {
       this.logger.error({ workerPid, code, signal }, 'a worker failed to start');
       process.exit(1);
     }
+    // Drained past WORKER_MAX_RSS_MB: its replacement already serves, and its line was said.
+    if (leaving?.replaced) return;
     const delayMs = this.restartDelay();
     this.logger.error({ workerPid, code, signal, restartInMs: delayMs }, 'worker died; starting another');
+    this.forkAfter(delayMs);
+  }
+
+  private forkAfter(delayMs: number): void {
     const timer = setTimeout(() => {
       this.restarts.delete(timer);
       this.metrics?.restarted();
@@ -139,18 +166,71 @@ class Supervisor {
   /**
    * A worker that has not said it is alive for WORKER_HEARTBEAT_TIMEOUT_MS is stuck (a loop that
    * never yields, a deadlock): it is killed, which cuts its connections (their clients see an error,
-   * not a hang), and replaced like any worker that dies.
+   * not a hang), and replaced like any worker that dies. One at a time (`mayReplace`): when load
+   * stalls every worker at once, the first is replaced and the others are judged again once its
+   * replacement listens, so the replica never has none serving (issue 35: both killed at once left
+   * nothing answering for 19 s).
    */
   private killUnresponsive(): void {
     if (this.stopping) return;
     const now = Date.now();
     for (const [id, at] of this.heard) {
       const worker = this.live.get(id);
-      if (!worker || now - at < this.config.workerHeartbeatTimeoutMs) continue;
+      if (!worker || now - at < this.config.workerHeartbeatTimeoutMs || !this.mayReplace(worker)) continue;
       this.heard.delete(id);
+      this.leaving.set(id, { replaced: false });
       this.logger.error({ workerPid: worker.process.pid, silentForMs: now - at }, 'worker stopped answering; killing it');
       worker.process.kill('SIGKILL');
+      return;
     }
+  }
+
+  /**
+   * Whether the watchdog may take `worker` out now: only when every worker of the replica serves
+   * (none dead, starting or on its way out), so that it takes one at a time and never the last.
+   */
+  private mayReplace(worker: Worker): boolean {
+    if (this.stopping || !this.started || this.leaving.has(worker.id)) return false;
+    const serving = [...this.listening].filter((id) => !this.leaving.has(id));
+    return serving.length >= this.config.workers && serving.includes(worker.id);
+  }
+
+  /**
+   * A worker past WORKER_MAX_RSS_MB (memory no limit counted) is replaced like a stuck one, but
+   * gently: its replacement is forked first, and once that listens it drains as a stopping worker
+   * does (it takes no new connection, its requests in flight are answered), killed only if it does
+   * not stop in time. One log line says so. The fork waits as a restart after a death does, so
+   * that a bound set below what a worker needs at rest replaces workers slowly, not in a loop.
+   */
+  private outgrow(worker: Worker, rss: number): void {
+    this.leaving.set(worker.id, { replaced: true });
+    this.outgrown.set(worker.id, worker);
+    const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+    const delayMs = this.restartDelay();
+    this.logger.error({ workerPid: worker.process.pid, rssMb: mb(rss), limitMb: mb(this.config.workerMaxRssBytes), restartInMs: delayMs }, 'worker past WORKER_MAX_RSS_MB; replacing it');
+    this.forkAfter(delayMs);
+  }
+
+  /** A replacement listens: the workers it replaces drain now, each within its time to stop. */
+  private drainOutgrown(): void {
+    for (const worker of this.outgrown.values()) {
+      this.outgrown.delete(worker.id);
+      this.heard.delete(worker.id);
+      worker.process.kill('SIGTERM');
+      const deadline = setTimeout(() => this.killLate(worker), this.stopTimeMs());
+      this.leaving.set(worker.id, { replaced: true, deadline });
+    }
+  }
+
+  private killLate(worker: Worker): void {
+    this.logger.error({ workerPid: worker.process.pid }, 'worker did not stop in time; killing it');
+    worker.process.kill('SIGKILL');
+  }
+
+  /** How long a stopping worker may take: SHUTDOWN_DRAIN_DELAY_MS, SHUTDOWN_GRACE_MS and a margin to close its store and exit. */
+  private stopTimeMs(): number {
+    const { shutdownDrainDelayMs, shutdownGraceMs } = this.config.http;
+    return shutdownDrainDelayMs + shutdownGraceMs + STOP_MARGIN_MS;
   }
 
   /** Doubles with each death within a minute: a worker that dies on every start is not forked in a tight loop. */
@@ -170,17 +250,14 @@ class Supervisor {
     this.registry?.stop();
     this.logger.info({ signal, workers: this.live.size }, 'stopping');
     for (const worker of this.live.values()) worker.process.kill(signal);
-    const { shutdownDrainDelayMs, shutdownGraceMs } = this.config.http;
-    setTimeout(() => this.killLeftovers(), shutdownDrainDelayMs + shutdownGraceMs + STOP_MARGIN_MS).unref();
+    for (const { deadline } of this.leaving.values()) clearTimeout(deadline);
+    setTimeout(() => this.killLeftovers(), this.stopTimeMs()).unref();
     this.exitOnceAllStopped();
   }
 
   /** A stop never waits on a worker that cannot drain (stuck, or its store hangs): past its time it is killed. */
   private killLeftovers(): void {
-    for (const worker of this.live.values()) {
-      this.logger.error({ workerPid: worker.process.pid }, 'worker did not stop in time; killing it');
-      worker.process.kill('SIGKILL');
-    }
+    for (const worker of this.live.values()) this.killLate(worker);
   }
 
   /**
@@ -200,11 +277,10 @@ class Supervisor {
   }
 }
 
-/** In a worker: tells the primary it listens, and on which ports; from then on, that it is alive. */
+/** In a worker: tells the primary it listens, and on which ports; from then on, that it is alive, and its resident memory. */
 export function reportListening(ports: Record<string, number>): void {
   process.send!({ cerise: 'listening', ports } satisfies Report);
-  const alive = { cerise: 'alive' } satisfies Report;
-  setInterval(() => process.connected && process.send!(alive), HEARTBEAT_EVERY_MS).unref();
+  setInterval(() => process.connected && process.send!({ cerise: 'alive', rss: process.memoryUsage.rss() } satisfies Report), HEARTBEAT_EVERY_MS).unref();
 }
 
 /**

@@ -1,11 +1,20 @@
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 import { type SubgraphClient, isQuery } from './subgraph-client.js';
+import { jsonCopy } from '../../kernel/json.js';
+import { adoptReportedBreach, jsonBytes } from '../../kernel/request-budget.js';
 
 interface SharedFetch {
   waiters: number;
   /** Until the fetch settles: every caller has taken it by then, and no one finds the entry after. */
-  answer: Promise<{ response: SubgraphResponse; text: string | null }> | undefined;
+  answer: Promise<SharedAnswer> | undefined;
+}
+
+/** What the callers after the first copy: the answer as fetched, which nobody writes to, and its JSON bytes. */
+interface SharedAnswer {
+  response: SubgraphResponse;
+  untouched: SubgraphResponse | null;
+  bytes: number;
 }
 
 /**
@@ -16,8 +25,11 @@ interface SharedFetch {
  * own). Mutations always go on their own.
  *
  * Each caller gets its own copy of the answer, because the gateway merges fetched data into its
- * result tree in place: the first caller the objects fetched, the others a parse of one
- * serialisation, made when the fetch settles and before any caller resumes. The fetch runs with the
+ * result tree in place: the first caller a copy made when the fetch settles, before any caller
+ * resumes, the others each a copy of the untouched answer once the answer memory of its bytes is
+ * theirs (kernel/answer-memory.ts: waiting in line, or SERVER_BUSY). Copies share the answer's
+ * strings (kernel/json.ts, jsonCopy): twenty callers of a page of 900 KB payloads held twenty
+ * parses of one 31.5 MB serialisation, and that serialisation, at once. The fetch runs with the
  * first caller's context (its request id in logs and on the wire).
  */
 export class InflightSharing implements SubgraphClient {
@@ -31,13 +43,18 @@ export class InflightSharing implements SubgraphClient {
     const running = this.inflight.get(key);
     if (running) {
       running.waiters += 1;
-      return JSON.parse((await running.answer!).text!) as SubgraphResponse;
+      const { untouched, bytes } = await running.answer!;
+      // The fetch ran within the first caller's budget: a breach of it (SERVER_BUSY, the deadline) is every caller's.
+      adoptReportedBreach(untouched!.errors, context.budget);
+      if (!context.budget.breach) await context.budget.holdAnswer(bytes);
+      return jsonCopy(untouched) as SubgraphResponse;
     }
     const shared: SharedFetch = { waiters: 1, answer: undefined };
     const answer = this.client.fetch(request, context).then(
-      (response) => {
+      (response): SharedAnswer => {
         this.forget(key, shared);
-        return { response, text: shared.waiters > 1 ? JSON.stringify(response) : null };
+        if (shared.waiters === 1) return { response, untouched: null, bytes: 0 };
+        return { response: jsonCopy(response) as SubgraphResponse, untouched: response, bytes: jsonBytes(response) };
       },
       (error: unknown) => {
         this.forget(key, shared);

@@ -100,7 +100,12 @@ export class RemoteClient implements SubgraphClient {
         });
         response.once('error', failed);
         response.once('aborted', () => failed(new Error('the connection closed before the answer ended')));
-        response.once('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+        response.once('end', () => {
+          const body = Buffer.concat(chunks);
+          // The chunks go before the text is made: a large answer is then held twice at most (bytes, then text), never three times.
+          chunks.length = 0;
+          resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: body.toString('utf8') });
+        });
       });
       request.once('error', (error: NodeJS.ErrnoException) => {
         const staleConnection = request.reusedSocket && !answered && error.code === 'ECONNRESET' && !retried && !signal?.aborted;

@@ -1,5 +1,5 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import { type DomainError, ERROR_STATUSES } from '../errors.js';
+import { type DomainError, ERROR_STATUSES, retryAfterHeader } from '../errors.js';
 import type { RequestBudget } from '../request-budget.js';
 
 /**
@@ -27,7 +27,17 @@ export async function answerWithinBudget<T extends ExecutionResult | null>(budge
   return budget.breach ? breachAnswer(budget.breach) : result;
 }
 
-/** The breach as the only error of the answer, its HTTP status in `extensions.http` (Apollo Server's way). */
+/** The breach as the only error of the answer. */
 export function breachAnswer(error: DomainError): ExecutionResult {
-  return { errors: [new GraphQLError(error.message, { extensions: { code: error.code, details: error.details, http: { status: ERROR_STATUSES[error.code] } } })] };
+  return { errors: [refusalError(error)] };
+}
+
+/**
+ * A DomainError as a GraphQL error that ends a request: the code and details in `extensions`, and
+ * the code's HTTP status and headers (Retry-After of STORE_BUSY and SERVER_BUSY) in
+ * `extensions.http`, Apollo Server's way (headers as a Map), which it answers with.
+ */
+export function refusalError(error: DomainError): GraphQLError {
+  const http = { status: ERROR_STATUSES[error.code], headers: new Map(Object.entries(retryAfterHeader(error))) };
+  return new GraphQLError(error.message, { extensions: { code: error.code, details: error.details, http } });
 }

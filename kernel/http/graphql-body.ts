@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
-import { DomainError, ERROR_STATUSES } from '../errors.js';
+import { DomainError, ERROR_STATUSES, retryAfterHeader } from '../errors.js';
 import type { Refusal } from './http-server.js';
 import { type BodyLimits, checkJsonBytes } from './json-bytes.js';
 
@@ -24,9 +24,10 @@ function unreadable(error: unknown): DomainError {
 /**
  * A refusal of a GraphQL request, shaped as GraphQL answers are: `{errors: [{message, extensions:
  * {code, details}}]}`, `details` null when there are none, as in every error of ours (graphql-endpoint.ts `maskError`).
+ * An error that says when to come back says it in `Retry-After` too.
  */
 export const graphqlRefusal: Refusal = (error) => ({
   status: ERROR_STATUSES[error.code],
-  headers: error.code === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : ({} as Record<string, string>),
+  headers: { ...(error.code === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}), ...retryAfterHeader(error) },
   body: { errors: [{ message: error.message, extensions: { code: error.code, details: error.details } }] },
 });

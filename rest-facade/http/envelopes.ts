@@ -1,4 +1,4 @@
-import { DomainError, ERROR_STATUSES, type ErrorCode } from '../../kernel/errors.js';
+import { DomainError, ERROR_STATUSES, type ErrorCode, retryAfterHeader } from '../../kernel/errors.js';
 import type { ErrorPolicy, FacadeResponse } from '../route-table.js';
 import { isJsonObject } from '../../kernel/json.js';
 
@@ -12,14 +12,9 @@ export type Envelope = (status: number, error: DomainError) => FacadeResponse;
  */
 export const codeEnvelope: Envelope = (status, error) => ({
   status,
-  headers: { ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...retryAfter(error) },
+  headers: { ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...retryAfterHeader(error) },
   body: { code: error.code, message: error.message, details: error.details ?? null },
 });
-
-function retryAfter(error: DomainError): Record<string, string> {
-  const seconds = (error.details as { retry_after_seconds?: unknown } | null)?.retry_after_seconds;
-  return typeof seconds === 'number' ? { 'retry-after': String(seconds) } : {};
-}
 
 /**
  * An error policy: every code answers its own status (ERROR_STATUSES) unless the facade's contract

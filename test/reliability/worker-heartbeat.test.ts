@@ -8,6 +8,7 @@ import { eventually } from '../support/load-loop.js';
  * hears from each worker every second; one silent for WORKER_HEARTBEAT_TIMEOUT_MS is killed and
  * replaced, and a request in flight on it ends with a connection error, never a hang, while one on
  * the other worker is answered. A stop kills what has not drained past its time. A stuck worker is played by one stopped with SIGSTOP.
+ * Issue 35, row 2: the watchdog takes one worker at a time, so a replica never has none serving.
  */
 
 /**
@@ -63,6 +64,30 @@ test('a worker whose event loop is stuck is killed and replaced; its request in 
     expect(after.map((answer) => answer.status)).toEqual(Array(6).fill(200));
   } finally {
     for (const pid of workerPids(server)) process.kill(pid, 'SIGCONT');
+    await server.stop();
+  }
+});
+
+test("two workers stuck at once are not killed at once: the second is killed only once the first one's replacement listens, and the system answers after", async () => {
+  const server = await spawnServer({ ...NO_AUTH, ...localProfileEnv(), WORKER_HEARTBEAT_TIMEOUT_MS: '2000' });
+  const stuck = workerPids(server);
+  try {
+    for (const pid of stuck) process.kill(pid, 'SIGSTOP');
+    const watchdog = () => logged(server, 'worker stopped answering; killing it').length + logged(server, 'worker replaced').length;
+    expect(await eventually(() => watchdog() === 4, { timeoutMs: 120_000 })).toBe(true);
+    // In the order the primary said them: a kill, its replacement, then the other kill, its replacement.
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => /"msg":"(worker stopped answering; killing it|worker replaced)"/.test(line))
+      .map((line) => JSON.parse(line) as { msg: string; workerPid: number });
+    expect(lines.map((line) => line.msg)).toEqual(['worker stopped answering; killing it', 'worker replaced', 'worker stopped answering; killing it', 'worker replaced']);
+    expect(new Set([lines[0]!.workerPid, lines[2]!.workerPid])).toEqual(new Set(stuck));
+    for (const pid of stuck) expect(isAlive(pid)).toBe(false);
+    const after = await Promise.all(Array.from({ length: 6 }, () => call(server.url('core'), 'GET', '/admin/health', { headers: { connection: 'close' } })));
+    expect(after.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+  } finally {
+    for (const pid of stuck) if (isAlive(pid)) process.kill(pid, 'SIGCONT');
     await server.stop();
   }
 });

@@ -37,6 +37,8 @@ describe('a bad configuration fails startup with one line naming the variable, e
     ['WORKERS', { WORKERS: '0' }],
     ['HEAP_GROWTH_PERCENT', { HEAP_GROWTH_PERCENT: '400' }],
     ['GATEWAY_ANSWER_CACHE_MB', { GATEWAY_ANSWER_CACHE_MB: '-1' }],
+    ['PROCESS_MAX_ANSWER_MB', { PROCESS_MAX_ANSWER_MB: '64MB' }],
+    ['WORKER_MAX_RSS_MB', { WORKER_MAX_RSS_MB: '-1' }],
     // The subgraphs' own settings are read in the same phase, before anything starts.
     ['INDICATORS_ARTIFACT_FRESHNESS_SECS', { INDICATORS_ARTIFACT_FRESHNESS_SECS: 'soon' }],
     ['ARTIFACT_BASE_URL_TEMPLATE', { ARTIFACT_BASE_URL_TEMPLATE: 'https://models.example/no-placeholder/' }],

@@ -14,6 +14,8 @@ import { type Backend, backendsUnderTest, createDatabase } from '../subgraphs/mo
 export interface TestSystem {
   /** Every line the system logged so far (pino JSON, every worker's and the primary's), parsed. */
   readonly logs: Array<Record<string, any>>;
+  /** The process `npm run serve` started (with workers, their primary). */
+  readonly pid: number;
   /** `http://127.0.0.1:<port>` of a listener: `core`, `gateway`, `indicators`, … */
   url(listener: string): string;
   port(listener: string): number;
@@ -50,6 +52,7 @@ export async function startTestSystem(env: Record<string, string | undefined>, o
     get logs() {
       return logLines(server.output());
     },
+    pid: server.pid,
     url: (listener) => server.url(listener),
     port: (listener) => server.ports[listener] ?? fail(`no listener ${listener}`),
     stop: stopAtScopeEnd(async () => {
@@ -92,6 +95,7 @@ export async function startInProcessSystem(env: Record<string, string | undefine
   return {
     system,
     logs,
+    pid: process.pid,
     url: (listener) => `http://127.0.0.1:${port(listener)}`,
     port,
     stop: stopAtScopeEnd(async () => {

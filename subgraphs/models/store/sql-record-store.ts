@@ -173,20 +173,52 @@ export class SqlRecordStore implements RecordStore {
 
   /**
    * Never more rows than the request may still read (one more is enough to know it would read too
-   * many), nor payloads when the page's reach past the characters it may still read (the database
-   * measures them first: query-translator.ts, Slice.payloadsLeft).
+   * many), nor payloads past the characters it may still read or past the process's answer memory
+   * it holds for them (kernel/answer-memory.ts): the memory is taken before the statement, the
+   * database measures the page's payloads and sends them only within what is held (query-translator.ts,
+   * Slice.payloadsLeft). A page larger than the share first held comes without payloads but with
+   * their length: exactly that is then held (waiting in line, or SERVER_BUSY) and the page read
+   * again. What the page did not need is given back once it is read.
    */
   private async pageWithRecords(query: RecordQuery, viewer: Principal, page: StorePage, budget: ReadBudget): Promise<RecordPage> {
     const limit = Math.min(page.size + 1, budget.recordsLeft() + 1);
     const left = budget.payloadBytesLeft();
-    // A page too short to reach the bytes left, even of payloads as large as a request body may be, is read as it is.
-    const payloadsLeft = limit * LARGEST_PAYLOAD_BYTES > left ? left : undefined;
+    // What the page's payloads may weigh at most, look-ahead included: payloads as large as a request body may be.
+    const most = limit * LARGEST_PAYLOAD_BYTES;
+    let held = await budget.holdForRead(Math.min(most, left));
+    try {
+      for (;;) {
+        // A page that cannot reach past what is held is read as it is, unmeasured.
+        const fetched = await this.pageRows(query, viewer, page, limit, held >= most ? undefined : held, budget);
+        const chars = payloadChars(fetched.kept);
+        // Past what is left the charge refuses the page; records stored into it between two reads
+        // can make it larger again, which the next turn holds (the request's deadline ends them).
+        if (withheld(fetched.kept) && chars <= left) {
+          budget.releaseAnswer(held);
+          held = 0;
+          await budget.holdAnswer(chars);
+          held = chars;
+          continue;
+        }
+        const kept = Math.min(chars, held);
+        budget.releaseAnswer(held - kept);
+        held = kept;
+        return { records: chargedRecords(fetched.kept, budget), cursors: fetched.cursors, ...pageInfo(page, fetched.more) };
+      }
+    } catch (error) {
+      budget.releaseAnswer(held);
+      throw error;
+    }
+  }
+
+  /** One read of a page's rows (with `payloadsLeft`, measured: query-translator.ts), the look-ahead row set apart. */
+  private async pageRows(query: RecordQuery, viewer: Principal, page: StorePage, limit: number, payloadsLeft: number | undefined, budget: ReadBudget) {
     const read = translateRead(this.dialect, query, viewer, { ...pageSlice(page, limit, 0), payloadsLeft }, true);
     const rows = await this.readWindowed<BudgetedRow & KeyColumns>(read, limit, budget);
     const more = rows.length > page.size;
     // Backwards, the extra record is the earliest: the rows come in the order's own direction.
     const kept = !more ? rows : page.backwards ? rows.slice(1) : rows.slice(0, page.size);
-    return { records: chargedRecords(kept, budget), cursors: kept.map((row) => cursorOf(read.order, row)), ...pageInfo(page, more) };
+    return { kept, more, cursors: kept.map((row) => cursorOf(read.order, row)) };
   }
 
   /**
@@ -295,9 +327,7 @@ function chargedRecords(rows: BudgetedRow[], budget: ReadBudget): StoredRecord[]
 }
 
 function chargeRows(rows: BudgetedRow[], budget: ReadBudget): void {
-  let bytes = 0;
-  for (const row of rows) bytes += row.payload_chars ?? row.payload.length;
-  budget.chargeRecords(rows.length, bytes);
+  budget.chargeRecords(rows.length, payloadChars(rows));
 }
 
 /**
@@ -313,6 +343,18 @@ function preferredRows(rows: BudgetedRow[], own: string): BudgetedRow[] {
     if (!kept || (kept.namespace !== own && (row.namespace === own || Buffer.compare(Buffer.from(row.namespace), Buffer.from(kept.namespace)) < 0))) byId.set(row.id, row);
   }
   return [...byId.values()];
+}
+
+/** The payload characters of rows, as the database measured them or as they came. */
+function payloadChars(rows: BudgetedRow[]): number {
+  let chars = 0;
+  for (const row of rows) chars += row.payload_chars ?? row.payload.length;
+  return chars;
+}
+
+/** Whether a measured page came without its payloads (they reached past what was left: all are withheld, or none). */
+function withheld(rows: BudgetedRow[]): boolean {
+  return rows.length > 0 && rows[0]!.payload === null;
 }
 
 function storedRow(row: RecordRow): StoredRecord {

@@ -12,7 +12,7 @@ import type { RequestBudget } from '../../../../kernel/request-budget.js';
  * reads (and its payload's bytes) and reads no more than are left; a statement stops when the
  * request's time is up (`signal`). A read without one (tests, the store's own work) is unbounded.
  */
-export type ReadBudget = Pick<RequestBudget, 'breach' | 'signal' | 'recordsLeft' | 'payloadBytesLeft' | 'inTurn' | 'chargeRecords' | 'checkDeadline'>;
+export type ReadBudget = Pick<RequestBudget, 'breach' | 'signal' | 'recordsLeft' | 'payloadBytesLeft' | 'inTurn' | 'chargeRecords' | 'checkDeadline' | 'holdForRead' | 'holdAnswer' | 'releaseAnswer'>;
 
 /**
  * The records store as the domain sees it (DECISIONS sections 3 and 4). One implementation,

@@ -1,6 +1,7 @@
 import { DomainError } from '../../../../kernel/errors.js';
 import { parseRecordFilter } from '../../../../kernel/records/record-filter.js';
 import { requestBudget } from '../../../../kernel/request-budget.js';
+import { AnswerMemory } from '../../../../kernel/answer-memory.js';
 import type { StorePage } from '../../../../subgraphs/models/domain/records/record-page.js';
 import { idempotencyScope, requestFingerprint, storableRecord } from '../../../../subgraphs/models/domain/records/record-store.js';
 import type { ModelVersion, Principal, RecordQuery, RecordStore } from '../../../../subgraphs/models/domain/records/record-store.js';
@@ -92,5 +93,51 @@ describe.each(backends)('a page within the payloads a request may still read, on
     const first = await page({ size: 10 }, shared);
     expect(first.records).toHaveLength(10);
     await expect(page({ size: 10, after: first.cursors.at(-1)! }, shared)).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE' });
+  });
+
+  describe("within the process's answer memory (PROCESS_MAX_ANSWER_MB, kernel/answer-memory.ts)", () => {
+    const huge: ModelVersion = { model: 'huge', version: '1' };
+    const hugePayload = (n: number) => ({ n, blob: 'y'.repeat(400_000) });
+    const hugeQuery: RecordQuery = { ...parseRecordFilter({ where: [], sort: [] }), within: huge };
+    /** Room for seven of those payloads: a page of five (2 MB, large) fits once, not twice; a read first takes a quarter. */
+    const memory = () => new AnswerMemory(2_900_000);
+    const within = (shared: AnswerMemory, maxDurationMs = 10_000) => requestBudget({ maxResponseBytes: 32 * 2 ** 20, maxRecordsRead: 0, maxDurationMs }, undefined, shared);
+    const hugePage = (budget: ReturnType<typeof within>) => store.pageRecords(hugeQuery, alice, { size: 5, backwards: false, after: null, before: null, keysOnly: false }, budget);
+
+    beforeAll(async () => {
+      for (let n = 0; n < 6; n++) {
+        const record = storableRecord({ id: `h${n}`, ...huge, payload: hugePayload(n) });
+        const fingerprint = requestFingerprint(huge.model, huge.version, record.payloadJson);
+        await store.createRecord({ record, owner: alice, idempotency: { scope: idempotencyScope(alice), key: `h${n}`, fingerprint } });
+      }
+    });
+
+    test('a page larger than what a read takes first comes whole (its size measured, then held); the request holds its payloads until it is answered', async () => {
+      const shared = memory();
+      const request = within(shared);
+      const read = await hugePage(request);
+      expect(read.records.map(({ payload }) => payload)).toEqual(Array.from({ length: 5 }, (_, i) => hugePayload(i)));
+      expect(shared.inUse).toBeGreaterThanOrEqual(5 * 400_000);
+      expect(shared.inUse).toBeLessThan(5 * 400_100);
+      request.end();
+      expect(shared.inUse).toBe(0);
+    });
+
+    test('a large page that does not fit beside what other requests hold waits for them, or is SERVER_BUSY once its wait is over; a small page never waits', async () => {
+      const shared = memory();
+      const holder = within(shared);
+      await hugePage(holder);
+      const waiter = within(shared);
+      const waiting = hugePage(waiter);
+      // Its wait ends at its deadline, before the holder is answered.
+      const impatient = within(shared, 1_000);
+      await expect(hugePage(impatient)).rejects.toMatchObject({ code: 'SERVER_BUSY', details: { retry_after_seconds: 1 } });
+      const small = within(shared);
+      expect((await page({ size: 5 }, small)).records).toHaveLength(5);
+      holder.end();
+      expect((await waiting).records.map(({ id }) => id)).toEqual(['h0', 'h1', 'h2', 'h3', 'h4']);
+      for (const budget of [waiter, impatient, small]) budget.end();
+      expect(shared.inUse).toBe(0);
+    });
   });
 });
