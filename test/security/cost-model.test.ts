@@ -73,9 +73,14 @@ describe('at the gateway (/graphql)', () => {
       expect(answer.status).toBe(200);
       expect(answer.json.data).toBeNull();
       expect(answer.json.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual([
-        { code: 'BAD_REQUEST', details: { at: 'page', reason: expect.stringMatching(/^(first|last) must be an integer from 0 to 1000$/) } },
+        { code: 'BAD_REQUEST', details: { at: query.includes('first') ? 'first' : 'last', reason: `${query.includes('first') ? 'first' : 'last'} must be an integer from 0 to 1000` } },
       ]);
     }
+  });
+
+  test('first and last together: BAD_REQUEST naming `last`, the argument to leave out', async () => {
+    const answer = await graphql({ query: '{ records(first: 1, last: 1) { nodes { id } } }' });
+    expect(answer.json.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual([{ code: 'BAD_REQUEST', details: { at: 'last', reason: 'give first or last, not both' } }]);
   });
 
   test('after every refusal the gateway still answers', async () => {
