@@ -100,6 +100,21 @@ describe('what the defaults let through and what they refuse (GRAPHQL_MAX_COST 5
   });
 });
 
+// Issue 37: Relay's refetch by id.
+describe('node(id:) costs what its object does; nodes(ids:) that times the number of ids', () => {
+  const QUESTION = '... on IndicatorQuestion { text answers { answerId score } }';
+  test.each([
+    [`{ node(id: "x") { id ${QUESTION} } }`, {}, 7],
+    [`{ nodes(ids: ["x", "y", "z"]) { id ${QUESTION} } }`, {}, 21],
+    // A single value for a list argument is a list of one.
+    [`{ nodes(ids: "x") { id } }`, {}, 1],
+    [`query($ids: [ID!]!) { nodes(ids: $ids) { id ${QUESTION} } }`, { ids: Array.from({ length: 250 }, (_, i) => `i${i}`) }, 1_750],
+    [`query($ids: [ID!]! = ["a", "b"]) { nodes(ids: $ids) { id } }`, {}, 2],
+  ])('%s', (query, variables, expected) => {
+    expect(cost(query, variables).cost).toBe(expected);
+  });
+});
+
 describe('a subgraph port reads the directives of its own schema', () => {
   test('`_entities` is as long as its representations (15,000 from the variables: 150,000)', async () => {
     const models = await subgraphSchemaForComposition('models');
