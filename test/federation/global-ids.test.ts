@@ -177,6 +177,63 @@ const cases: Array<{ name: string; query: string; variables: () => Record<string
   },
 ];
 
+/**
+ * The objects of an answer by the key a client cache files them under (`__typename` and `id`), and
+ * the keys under which two objects disagree on a field they both carry: a cache would show one in
+ * place of the other (issue 37).
+ */
+function conflictingCacheKeys(answer: unknown): string[] {
+  const byKey = new Map<string, Record<string, unknown>>();
+  const conflicts = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (typeof value !== 'object' || value === null) return;
+    const object = value as Record<string, unknown>;
+    if (typeof object.__typename === 'string' && typeof object.id === 'string') {
+      const key = `${object.__typename}:${object.id}`;
+      const seen = byKey.get(key) ?? {};
+      for (const [field, fieldValue] of Object.entries(object)) {
+        if (typeof fieldValue === 'object' && fieldValue !== null) continue;
+        if (field in seen && seen[field] !== fieldValue) conflicts.add(key);
+        seen[field] = fieldValue;
+      }
+      byKey.set(key, seen);
+    }
+    Object.values(object).forEach(walk);
+  };
+  walk(answer);
+  return [...conflicts];
+}
+
+describe('no two objects of an answer share a cache key unless they are the same object', () => {
+  const QUESTIONNAIRE = `fragment Q on ModelVersion {
+    __typename id version
+    indicators { __typename id indicatorSpecificationId productCategory
+      parameters { __typename id parameterId name weight fixedScore
+        questions { __typename id questionId text weight answers { __typename id answerId text score } } } }
+  }`;
+
+  test('both versions, every list and lookup of the graph, and node/nodes of the same objects, in one answer', async () => {
+    const query = `query Everything($ids: [ID!]!) {
+      a: modelVersion(model: "${FAMILY}", version: "0.0.4") { ...Q }
+      b: modelVersion(model: "${FAMILY}", version: "0.0.5") { ...Q }
+      modelVersions { __typename id version label }
+      records(first: 10) { nodes { __typename id modelVersion { __typename id version label } } }
+      nodes(ids: $ids) { __typename id ... on IndicatorQuestion { questionId text } ... on ModelVersion { version } }
+    }
+    ${QUESTIONNAIRE}`;
+    const answer = (await ask(sut, query, { ids: Object.values(ids) })).json;
+    expect(answer.errors).toBeUndefined();
+    expect(JSON.stringify(answer).match(/"__typename":"IndicatorAnswer"/g)!.length).toBeGreaterThan(30);
+    expect(conflictingCacheKeys(answer)).toEqual([]);
+  });
+
+  test('the deprecated indicatorSpecifications does not meet it: the reason it is deprecated', async () => {
+    const old = `{ modelVersions { indicatorSpecifications { __typename id parameters { __typename id questions { __typename id text } } } } }`;
+    expect(conflictingCacheKeys((await ask(sut, old)).json)).toEqual(expect.arrayContaining(['QuestionSpecification:Q1.1', 'QuestionSpecification:Q2.1']));
+  });
+});
+
 describe('node and nodes through the federation', () => {
   test('the model versions answer the same ids in both systems (ids are stable, not per process)', async () => {
     const again = (await ask(stock, `{ modelVersions { id indicators { id } } }`)).json.data.modelVersions;

@@ -194,7 +194,7 @@ export class IndicatorValidationGql {
 
 @ObjectType('QuestionScore', { description: 'The score of one question of the indicator' })
 export class QuestionScoreGql {
-  @Field({ name: 'questionId', description: 'The question (a `QuestionSpecification.id`)' }) question_id!: string;
+  @Field({ name: 'questionId', description: 'The question: its `IndicatorQuestion.questionId`' }) question_id!: string;
   @Field(() => String, { name: 'selectedAnswerId', nullable: true, description: 'The answer given, as given; null when none was' })
   selected_answer_id!: string | null;
   @Field(() => Float, { name: 'answerScore', description: "The answer's score; 0 for no answer or an answer the question does not offer" })
@@ -203,7 +203,7 @@ export class QuestionScoreGql {
 
 @ObjectType('ParameterScore', { description: 'The score of one parameter of the indicator' })
 export class ParameterScoreGql {
-  @Field({ name: 'parameterId', description: 'The parameter (a `ParameterSpecification.id`)' }) parameter_id!: string;
+  @Field({ name: 'parameterId', description: 'The parameter: its `IndicatorParameter.parameterId`' }) parameter_id!: string;
   @Field(() => Float, { name: 'computedScore', description: "Its questions' answer scores weighted by the question weights (0 when none is answered), or its fixed score" })
   computed_score!: number;
   @Field(() => [QuestionScoreGql], { name: 'questionScores', description: "One per question of the parameter, in the questionnaire's order; empty for a fixed score" })

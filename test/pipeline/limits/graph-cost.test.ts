@@ -47,6 +47,8 @@ describe("the frontend kit's operations, at the page sizes its screens ask for",
     CheckAssessment: [{ model: 'm', version: 'v', payload: {} }, 112],
     ScoreAssessment: [{ input: {} }, 13],
     SaveAssessment: [{ input: {} }, 3],
+    // The node 1 + its answers 6 × 1.
+    QuestionById: [{ id: 'x' }, 7],
   };
   test.each(kitOperations)('%s', (name, document) => {
     const [variables, expected] = KIT_COSTS[name]!;
