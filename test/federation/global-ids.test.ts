@@ -241,6 +241,17 @@ describe('node and nodes through the federation', () => {
     expect(again[1].indicators[1].id).toBe(ids['indicator0.0.5']);
   });
 
+  test('many at once: concurrent nodes of 100 ids each, every one answered as alone', async () => {
+    const query = 'query Nodes($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on IndicatorAnswer { answerId score } ... on Record { version } } }';
+    const pool = [ids['answer0.0.4'], ids['answer0.0.5'], ids['question0.0.4'], RECORD_ID, ids.missingItem, 'no-such-record'];
+    const batches = Array.from({ length: 8 }, (_, b) => Array.from({ length: 100 }, (_, i) => pool[(b + i) % pool.length]!));
+    const alone: string[] = [];
+    for (const batch of batches.slice(0, pool.length)) alone.push((await ask(sut, query, { ids: batch })).text);
+    const together = await Promise.all(batches.map(async (batch) => (await ask(sut, query, { ids: batch })).text));
+    expect(together.slice(0, pool.length)).toEqual(alone);
+    for (const text of together) expect(JSON.parse(text).data.nodes).toHaveLength(100);
+  });
+
   test.each(cases)('$name', async ({ query, variables, expected }) => {
     const given = variables();
     const answer = await ask(sut, query, given);
