@@ -104,6 +104,8 @@ export interface SystemOptions {
   refreshCoordinator?: () => RefreshCoordinator;
   /** A worker's: `/admin/metrics` shows every worker's, gathered by the primary (server/cluster-metrics.ts). */
   clusterMetrics?: (registry: Registry) => () => Promise<RenderedMetrics>;
+  /** @apollo/gateway's own executor for every operation: the differential tests' reference (gateway.ts, `stockExecutorOnly`); no setting reaches it. */
+  stockExecutorOnly?: boolean;
 }
 
 /** Starts what the configuration's process role asks for (DECISIONS section 1). */
@@ -210,7 +212,7 @@ async function startRole(proc: Process): Promise<void> {
         : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
   }
   const supergraphSdl = await readCommittedSupergraph();
-  const gateway = await startGateway(supergraphSdl, subgraphs, { planner: proc.config.gatewayPlanner?.mode ?? 'apollo', logger: proc.logger });
+  const gateway = await startGateway(supergraphSdl, subgraphs, { planner: proc.config.gatewayPlanner?.mode ?? 'apollo', stockExecutorOnly: proc.options.stockExecutorOnly, logger: proc.logger });
   proc.closers.push(() => gateway.stop());
   await startEdge(proc, gateway, supergraphSdl);
 }

@@ -1,13 +1,13 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { type GraphQLArgument, type GraphQLSchema, isObjectType, parse } from 'graphql';
+import { type GraphQLArgument, type GraphQLSchema, isAbstractType, isObjectType, parse } from 'graphql';
 import { type AuthChecker, type BuildSchemaOptions, buildSchema, createResolversMap } from 'type-graphql';
 import type { RequestContext } from './request-context.js';
 import type { Operation } from '../identity/authorization.js';
 import { normalizingResolver, toGraphQLError } from './graphql-errors.js';
 import { DEMAND_CONTROL_IMPORTS } from './demand-control.js';
 
-const FEDERATION_LINK = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.9", import: ${JSON.stringify(['@key', '@shareable', '@external', '@requires', '@provides', ...DEMAND_CONTROL_IMPORTS])})`;
+const FEDERATION_LINK = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.9", import: ${JSON.stringify(['@key', '@shareable', '@external', '@requires', '@provides', '@inaccessible', ...DEMAND_CONTROL_IMPORTS])})`;
 
 /** Entity reference resolvers, keyed by type name (federation's `__resolveReference`). */
 export type ReferenceResolvers = Record<string, (reference: Record<string, unknown>, context: RequestContext) => unknown>;
@@ -61,6 +61,11 @@ export async function buildFederatedSchema(options: Omit<BuildSchemaOptions, 'au
       if (typeof resolve === 'function' && !name.startsWith('__')) fields[name] = normalizingResolver(resolve as never);
     }
   }
+  // type-graphql's own type resolvers are async, which graphql-jit (execute-subgraph.ts) cannot
+  // await: an abstract type's objects carry their `__typename`, as graphql-js's default reads it.
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isAbstractType(type) && !type.name.startsWith('__')) resolvers[type.name] = { ...resolvers[type.name], __resolveType: typenameOf };
+  }
   for (const [typeName, resolve] of Object.entries(references)) {
     resolvers[typeName] = {
       ...resolvers[typeName],
@@ -78,6 +83,10 @@ export async function buildFederatedSchema(options: Omit<BuildSchemaOptions, 'au
   argumentsInDeclaredOrder(schema);
   const typeDefs = parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(schema)}`);
   return buildSubgraphSchema({ typeDefs, resolvers: resolvers as never });
+}
+
+function typenameOf(value: { __typename?: unknown }): string | undefined {
+  return typeof value.__typename === 'string' ? value.__typename : undefined;
 }
 
 /** type-graphql gives the root types no description; every subgraph gives them the same one. */

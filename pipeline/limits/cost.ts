@@ -27,6 +27,16 @@ export const ESTIMATED_LIST_SIZE = 10;
  */
 export const ENTITY_LOOKUP_WEIGHT = 20;
 
+/**
+ * Root lists as long as the list of keys an argument gives: federation's `_entities` (its
+ * representations) and Relay's `nodes(ids:)` (its ids). The IBM directives cannot say so
+ * (`@listSize` slices by integers only), and both are exactly as long as the keys sent.
+ */
+const KEYED_LISTS = new Map([
+  ['_entities', 'representations'],
+  ['nodes', 'ids'],
+]);
+
 /** An operation's cost, and the path (response keys) where most of it lies. */
 export interface OperationCost {
   cost: number;
@@ -52,7 +62,8 @@ const NOTHING: OperationCost = { cost: 0, path: [] };
  * count ESTIMATED_LIST_SIZE each. A field with `sizedFields` (a connection) is one object whose size
  * applies to those fields of its selection (`edges`, `nodes`, directly or through fragments); its other
  * fields (`pageInfo`, `totalCount`) are not multiplied. Federation's `_entities` (a subgraph port) is as
- * long as its `representations`, each ENTITY_LOOKUP_WEIGHT plus its selection. Meta-fields (`__typename`,
+ * long as its `representations`, each ENTITY_LOOKUP_WEIGHT plus its selection; `nodes(ids:)` as long as
+ * its `ids`, each what `node(id:)` costs. Meta-fields (`__typename`,
  * introspection) cost nothing: the gateway answers them without a subgraph.
  */
 export function operationCost({ operation, fragments, schema, variables }: MeasuredOperation): OperationCost {
@@ -95,8 +106,10 @@ export function operationCost({ operation, fragments, schema, variables }: Measu
     if (!definition) return NOTHING;
     const type = getNamedType(definition.type);
     const own = declared.field(parent.name, field.name.value);
-    const entities = parent === schema.getQueryType() && field.name.value === '_entities';
-    const size = page?.fields.has(field.name.value) ? page.size : entities ? representations(field) : sizeOf(field, own?.listSize);
+    const root = parent === schema.getQueryType();
+    const keys = root ? KEYED_LISTS.get(field.name.value) : undefined;
+    const entities = root && field.name.value === '_entities';
+    const size = page?.fields.has(field.name.value) ? page.size : keys ? keyCount(field, keys) : sizeOf(field, own?.listSize);
     const weight = entities ? ENTITY_LOOKUP_WEIGHT : (own?.weight ?? declared.typeWeight(type.name) ?? (isCompositeType(type) ? 1 : 0));
     const inner = isCompositeType(type) && field.selectionSet ? selectionMeasure(field.selectionSet, type, pageOf(own?.listSize, size)) : NOTHING;
     const cost = (weight + inner.cost) * listFactor(definition.type, size);
@@ -108,8 +121,9 @@ export function operationCost({ operation, fragments, schema, variables }: Measu
     const sizes = given.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).map((v) => Math.max(0, Math.ceil(v)));
     return sizes.length > 0 ? Math.max(...sizes) : (listSize?.assumedSize ?? ESTIMATED_LIST_SIZE);
   }
-  function representations(field: FieldNode): number {
-    const argument = field.arguments?.find((a) => a.name.value === 'representations');
+  /** How many keys the argument gives; one that is not a list is one key (a list input takes a single value as a list of one). */
+  function keyCount(field: FieldNode, name: string): number {
+    const argument = field.arguments?.find((a) => a.name.value === name);
     const value = argument && valueOf(argument.value);
     return Array.isArray(value) ? value.length : 1;
   }

@@ -5,10 +5,12 @@ import { IndicatorHealthResolver } from './graphql/health-resolver.js';
 import { IndicatorResolver } from './graphql/indicator-resolver.js';
 import { RecordIndicatorResolver } from './graphql/record-indicator-resolver.js';
 import { ModelVersionGql, RecordGql } from './graphql/types.js';
+import { questionnaireItem } from './graphql/questionnaire.js';
+import { QUESTIONNAIRE_TYPES } from '../../kernel/graphql/global-id.js';
 
 /**
  * The `indicators` subgraph: compute, its part of health, the questionnaire on the models
- * subgraph's ModelVersion and the scores on its Record.
+ * subgraph's ModelVersion (and its items by id, for `node(id:)`) and the scores on its Record.
  */
 export function buildIndicatorsSchema(indicators: IndicatorService): Promise<GraphQLSchema> {
   return buildFederatedSchema(
@@ -32,6 +34,8 @@ export function buildIndicatorsSchema(indicators: IndicatorService): Promise<Gra
         version: String(reference.version),
         payload: reference.payload,
       }),
+      // The questionnaire's items, by the id the models subgraph's `node(id:)` was given.
+      ...Object.fromEntries(QUESTIONNAIRE_TYPES.map((type) => [type, (reference: Record<string, unknown>) => questionnaireItem(indicators, type, String(reference.nodeRef))])),
     },
   );
 }

@@ -7,6 +7,8 @@ import { RegistryResolver, modelVersionGql } from './graphql/registry-resolver.j
 import { AdminResolver } from './graphql/admin-resolver.js';
 import { ModelVersionRecordsResolver, RecordConnectionResolver, RecordResolver } from './graphql/record-resolver.js';
 import { recordReferences } from './graphql/record-references.js';
+import { NodeResolver } from './graphql/node-resolver.js';
+import { QUESTIONNAIRE_STUBS } from './graphql/node-types.js';
 
 export interface ModelsSubgraphServices {
   registry: ModelRegistry;
@@ -14,17 +16,20 @@ export interface ModelsSubgraphServices {
   records: RecordService;
 }
 
-/** The `models` subgraph: registry, artifacts, validation, records and the core's admin probes. */
+/** The `models` subgraph: registry, artifacts, validation, records, the core's admin probes and the graph's `node(id:)`. */
 export function buildModelsSchema(services: ModelsSubgraphServices): Promise<GraphQLSchema> {
   return buildFederatedSchema(
     {
-      resolvers: [RegistryResolver, AdminResolver, RecordResolver, RecordConnectionResolver, ModelVersionRecordsResolver],
+      resolvers: [RegistryResolver, AdminResolver, RecordResolver, RecordConnectionResolver, ModelVersionRecordsResolver, NodeResolver],
+      // Returned only as a `Node`: the questionnaire's items, which the indicators subgraph completes.
+      orphanedTypes: QUESTIONNAIRE_STUBS,
       container: lazyResolvers([
         [RegistryResolver, () => new RegistryResolver(services.registry)],
         [AdminResolver, () => new AdminResolver(services.admin, services.records)],
         [RecordResolver, () => new RecordResolver(services.records, services.registry)],
         [RecordConnectionResolver, () => new RecordConnectionResolver()],
         [ModelVersionRecordsResolver, () => new ModelVersionRecordsResolver(services.records)],
+        [NodeResolver, () => new NodeResolver(services.registry, services.records)],
       ]),
     },
     {

@@ -1,31 +1,17 @@
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { projectPath } from '../../kernel/project.js';
 import { type TestSystem, startTestSystem } from '../support/system.js';
 import { localProfileEnv } from '../subgraphs/indicators/local-profile.js';
+import { KIT, SUPERGRAPH, typeCheck } from './kit.js';
 
 /**
  * The frontend kit (examples/frontend/) as a frontend team uses it: graphql-codegen types its
  * operations from the committed supergraph, `tsc --noEmit` checks the code that uses them, and the
  * code runs against the graph. A breaking change of the graph is a compile error there before any
- * frontend sees it.
+ * frontend sees it. (frontend-caches.test.ts runs its screens on Apollo Client and urql.)
  */
-const run = promisify(execFile);
-const KIT = projectPath('examples', 'frontend');
-const TSC = projectPath('node_modules', 'typescript', 'bin', 'tsc');
-const SUPERGRAPH = projectPath('gateway', 'supergraph.graphql');
-
-async function typeCheck(kit: string, supergraph: string): Promise<{ code: number; output: string }> {
-  await run(process.execPath, [path.join(kit, 'codegen.mjs'), supergraph, path.join(kit, 'generated', 'graphql.ts')]);
-  return run(process.execPath, [TSC, '-p', path.join(kit, 'tsconfig.json')]).then(
-    () => ({ code: 0, output: '' }),
-    (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
-  );
-}
-
 describe('the frontend kit type-checks against the committed graph', () => {
   test('codegen, then tsc --noEmit: no error', async () => {
     expect(await typeCheck(KIT, SUPERGRAPH)).toEqual({ code: 0, output: '' });

@@ -49,16 +49,19 @@ describeShared("the kit's and GRAPH.md's operations on the published 0.0.4 model
     });
   }, 120_000);
 
+  /** A question of the published questionnaire, as Questionnaire answered it (the order below). */
+  let question: { id: string; questionId: string };
   /** The variables a screen sends with each kit operation. */
   const KIT_VARIABLES: Record<string, () => Record<string, unknown>> = {
     Questionnaire: () => MODEL,
+    QuestionById: () => ({ id: question.id }),
     CheckAssessment: () => ({ ...MODEL, payload: payload() }),
     ScoreAssessment: () => ({ input: { modelVersion: MODEL.version, payload: payload() } }),
     SaveAssessment: () => ({ input: { ...MODEL, payload: payload(), idempotencyKey: 'kit-limits-1' } }),
     // After SaveAssessment (the order below): the screen's page, then the largest one.
     MyRecords: () => ({ first: 1000, filter: null }),
   };
-  const ORDER = ['Questionnaire', 'CheckAssessment', 'ScoreAssessment', 'SaveAssessment', 'MyRecords'];
+  const ORDER = ['Questionnaire', 'QuestionById', 'CheckAssessment', 'ScoreAssessment', 'SaveAssessment', 'MyRecords'];
 
   test('the kit names the operations this test runs', () => {
     expect(kitOperations.map((o) => o.name!.value).sort()).toEqual([...ORDER].sort());
@@ -68,13 +71,19 @@ describeShared("the kit's and GRAPH.md's operations on the published 0.0.4 model
     const operation = kitOperations.find((o) => o.name!.value === name)!;
     const answer = await graphql(print(operation), KIT_VARIABLES[name]!());
     expect({ status: answer.status, errors: answer.json.errors }).toEqual({ status: 200, errors: undefined });
-    if (name === 'Questionnaire') expect(answer.json.data.modelVersion.indicatorSpecifications).toHaveLength(11);
+    if (name === 'Questionnaire') {
+      expect(answer.json.data.modelVersion.indicators).toHaveLength(11);
+      question = answer.json.data.modelVersion.indicators.at(-1).parameters[0].questions[0];
+    }
+    if (name === 'QuestionById') expect(answer.json.data.node).toMatchObject({ id: question.id, questionId: question.questionId });
     if (name === 'MyRecords') expect(answer.json.data.records.edges[0].node.indicatorResult.status).toBe('COMPUTED');
   });
 
   test.each(graphMdExamples().map((example) => [example.name, example.document] as const))('GRAPH.md: %s', async (name, document) => {
-    const answer = await graphql(print(document), name === 'ScoredRecords' ? MODEL : {});
+    const variables: Record<string, Record<string, unknown>> = { ScoredRecords: MODEL, QuestionById: { id: question.id } };
+    const answer = await graphql(print(document), variables[name] ?? {});
     expect({ status: answer.status, errors: answer.json.errors }).toEqual({ status: 200, errors: undefined });
-    if (name === 'EveryQuestionnaire') expect(answer.json.data.modelVersions[0].indicatorSpecifications).toHaveLength(11);
+    if (name === 'EveryQuestionnaire') expect(answer.json.data.modelVersions[0].indicators).toHaveLength(11);
+    if (name === 'QuestionById') expect(answer.json.data.node.questionId).toBe(question.questionId);
   });
 });

@@ -35,7 +35,7 @@ const WITHOUT_TEXTS = '0.0.9';
 const QUESTIONNAIRE = `query Questionnaire($version: String!) {
   modelVersion(model: "${MODEL}", version: $version) {
     label
-    indicatorSpecifications { id parameters { id name questions { id text answers { id text score } } } }
+    indicators { parameters { parameterId name questions { questionId text answers { answerId text score } } } }
   }
 }`;
 
@@ -109,28 +109,28 @@ describe('display fields: non-null where always there, null where a model versio
     expect(p2.questionScores).toEqual([{ questionId: 'Q2.1', selectedAnswerId: 'not-an-answer', answerScore: 0 }]);
   });
 
-  test("ParameterSpecification.name is nullable: the model version's name, or null when its artifact has none", async () => {
-    expect(typeOf('ParameterSpecification', 'name')).toBe('String');
-    const names = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters.map((p: { name: string | null }) => p.name);
+  test("IndicatorParameter.name is nullable: the model version's name, or null when its artifact has none", async () => {
+    expect(typeOf('IndicatorParameter', 'name')).toBe('String');
+    const names = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicators[0].parameters.map((p: { name: string | null }) => p.name);
     expect(await names(WITH_TEXTS)).toEqual(['Disassembly information', expect.any(String), expect.any(String)]);
     expect(await names(WITHOUT_TEXTS)).toEqual([null, null, null]);
   });
 
-  test('QuestionSpecification.text is nullable: the question, or null when the artifact has none', async () => {
-    expect(typeOf('QuestionSpecification', 'text')).toBe('String');
-    const firstQuestion = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters[0].questions[0];
+  test('IndicatorQuestion.text is nullable: the question, or null when the artifact has none', async () => {
+    expect(typeOf('IndicatorQuestion', 'text')).toBe('String');
+    const firstQuestion = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicators[0].parameters[0].questions[0];
     expect((await firstQuestion(WITH_TEXTS)).text).toBe('Can recyclers obtain a disassembly guide for the pack?');
     expect((await firstQuestion(WITHOUT_TEXTS)).text).toBeNull();
   });
 
-  test('AnswerOption.text is nullable, AnswerOption.score is not: the answer, or null when the artifact has none', async () => {
-    expect([typeOf('AnswerOption', 'text'), typeOf('AnswerOption', 'score')]).toEqual(['String', 'Float!']);
-    const answers = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicatorSpecifications[0].parameters[0].questions[0].answers;
-    expect((await answers(WITH_TEXTS))[0]).toEqual({ id: 'guide_public', text: 'A disassembly guide is publicly available', score: 5 });
+  test('IndicatorAnswer.text is nullable, IndicatorAnswer.score and answerId are not: the answer, or null when the artifact has none (show answerId)', async () => {
+    expect([typeOf('IndicatorAnswer', 'text'), typeOf('IndicatorAnswer', 'score'), typeOf('IndicatorAnswer', 'answerId')]).toEqual(['String', 'Float!', 'String!']);
+    const answers = async (version: string) => (await graphql(QUESTIONNAIRE, { version })).modelVersion.indicators[0].parameters[0].questions[0].answers;
+    expect((await answers(WITH_TEXTS))[0]).toEqual({ answerId: 'guide_public', text: 'A disassembly guide is publicly available', score: 5 });
     expect(await answers(WITHOUT_TEXTS)).toEqual([
-      { id: 'guide_public', text: null, score: 5 },
-      { id: 'guide_on_request', text: null, score: 3 },
-      { id: 'guide_none', text: null, score: 0 },
+      { answerId: 'guide_public', text: null, score: 5 },
+      { answerId: 'guide_on_request', text: null, score: 3 },
+      { answerId: 'guide_none', text: null, score: 0 },
     ]);
   });
 

@@ -35,12 +35,16 @@ const FILMS: Record<string, { id: string; title: string; minutes: number | null 
 const mediaById = (id: string) =>
   BOOKS[id] ? { __typename: 'Book', ...BOOKS[id] } : FILMS[id] ? { __typename: 'Film', ...FILMS[id] } : id === 's1' ? { __typename: 'Secret', id: 's1', title: 'Hidden' } : null;
 
+const REVIEWS: Record<string, string> = { 'review:1': 'Spice everywhere', 'review:2': 'Witty' };
+const nodeById = (id: string) => (BOOKS[id] ? { __typename: 'Book', ...BOOKS[id] } : id.startsWith('review:') ? { __typename: 'Review', ref: id } : null);
+
 const catalog: TinySubgraph = {
   name: 'catalog',
   typeDefs: `
     type Query {
       item(id: ID!): Media media(ids: [ID!]!): [Media]! featured: Featured shelf(ids: [ID!]!): Shelf! book(id: ID!): Book
       books(filter: BookFilter, first: Int, after: String): BookConnection!
+      node(id: ID!): Node nodes(ids: [ID!]!): [Node]!
     }
     type Mutation { rename(id: ID!, title: String!): Media renameBook(input: RenameBookInput!): RenameBookPayload! }
     input BookFilter { minPages: Int ids: [ID!] }
@@ -50,8 +54,10 @@ const catalog: TinySubgraph = {
     type BookEdge { cursor: String! node: Book! }
     type PageInfo { hasNextPage: Boolean! hasPreviousPage: Boolean! startCursor: String endCursor: String }
     interface Media { id: ID! title: String! }
-    type Book implements Media @key(fields: "id") { id: ID! title: String! pages: Int! format: Format publisher: Publisher }
+    type Book implements Media & Node @key(fields: "id") { id: ID! title: String! pages: Int! format: Format publisher: Publisher }
     type Publisher { name: String! }
+    interface Node { id: ID! }
+    type Review implements Node @key(fields: "ref", resolvable: false) { ref: ID! @federation__inaccessible id: ID! @external }
     type Film implements Media @key(fields: "id") { id: ID! title: String! minutes: Int trailer: String }
     type Secret implements Media @federation__inaccessible { id: ID! title: String! }
     enum Format { HARDCOVER PAPERBACK SECRET @federation__inaccessible }
@@ -64,6 +70,9 @@ const catalog: TinySubgraph = {
       featured: () => mediaById('f1'),
       shelf: (_: unknown, { ids }: { ids: string[] }) => ({ label: 'Top', ranking: ids.map((id) => BOOKS[id]) }),
       book: (_: unknown, { id }: { id: string }) => BOOKS[id] ?? null,
+      // Our graph's node(id:) (subgraphs/models/graphql/node-resolver.ts): its own objects in full, another subgraph's as stubs.
+      node: (_: unknown, { id }: { id: string }) => nodeById(id),
+      nodes: (_: unknown, { ids }: { ids: string[] }) => ids.map(nodeById),
       books: (_: unknown, { filter, first, after }: { filter?: { minPages?: number; ids?: string[] } | null; first?: number | null; after?: string | null }) => {
         const matching = (filter?.ids ?? Object.keys(BOOKS)).filter((id) => BOOKS[id] && BOOKS[id].pages >= (filter?.minPages ?? 0)).map((id) => BOOKS[id]!);
         const start = after ? matching.findIndex((book) => `cursor:${book.id}` === after) + 1 : 0;
@@ -85,6 +94,7 @@ const catalog: TinySubgraph = {
       }),
     },
     Media: { __resolveType: (media: { __typename: string }) => media.__typename },
+    Node: { __resolveType: (node: { __typename: string }) => node.__typename },
     Featured: { __resolveType: (media: { __typename: string }) => media.__typename },
     Book: {
       __resolveReference: ({ id }: { id: string }) => BOOKS[id] ?? null,
@@ -107,7 +117,8 @@ const ratings: TinySubgraph = {
     type Book @key(fields: "id") {
       id: ID! pages: Int! @external title: String! @external stars: Float! rating: Rating @requires(fields: "pages") blurb: String @requires(fields: "title")
     }
-    type Rating { score: Int! label: String }`,
+    type Rating { score: Int! label: String }
+    type Review @key(fields: "ref") { ref: ID! @federation__inaccessible id: ID! text: String! }`,
   resolvers: {
     Book: {
       // "ghost" is unknown here: its entity is null, so its non-null stars are missing from the data.
@@ -120,6 +131,8 @@ const ratings: TinySubgraph = {
       // Whatever it is given as the title (JSON: an object of the gateway's data may have no prototype to convert it with).
       blurb: ({ title }: { title: unknown }) => `${typeof title === 'string' ? title : JSON.stringify(title)}, reviewed`,
     },
+    // Only the subgraph that owns a review knows whether it exists: an unknown one is a null entity.
+    Review: { __resolveReference: ({ ref }: { ref: string }) => (REVIEWS[ref] ? { ref, id: ref, text: REVIEWS[ref] } : null) },
   },
 };
 
@@ -321,6 +334,13 @@ const cases: Array<{
   },
   // An alias renamed for the planner (`title` and `pages` are field names) on the path of a subgraph error: the error's path is the client's.
   { name: "aliases: a subgraph error's path through renamed aliases", query: '{ title: books(first: 3) { pages: nodes { id stars } } }' },
+  // Relay's node(id:) as our graph answers it: the subgraph that holds `node` returns another subgraph's
+  // object as a stub keyed by a hidden field, whose `id` (external) comes from the owner, null when unknown.
+  { name: 'node: an object of the subgraph that answers node, with fields of another', query: '{ node(id: "b1") { __typename id ... on Book { title stars } } }' },
+  { name: "node: another subgraph's object from a stub, its id alone", query: '{ node(id: "review:1") { id } }' },
+  { name: "node: another subgraph's object from a stub, by fragment on the interface", query: '{ node(id: "review:2") { __typename ...N ... on Review { text } } } fragment N on Node { id }' },
+  { name: 'node: a stub of an object its owner does not have', query: '{ node(id: "review:9") { id ... on Review { text } } nobody: node(id: "nope") { id } }' },
+  { name: 'nodes: both kinds, in order, with nulls', query: '{ nodes(ids: ["review:2", "b2", "review:9", "nope", "b1"]) { __typename id ... on Book { stars } ... on Review { text } } }' },
 ];
 
 const caseNamed = (prefix: string) => cases.find((c) => c.name.startsWith(prefix))!;
@@ -399,6 +419,11 @@ describe.each(PLANNERS)('planned operations on the %s planner: the same answers 
       errors: [{ path: ['books', 'nodes', 2, 'stars'], extensions: { code: 'STORE_ERROR' } }],
     });
     expect((await library.query(caseNamed('nullable lookups').query)).json).toEqual({ data: { book: null, item: null, found: { id: 'b1', stars: 4.5 } } });
+    expect((await library.query(caseNamed("node: another subgraph's object from a stub, its id").query)).json).toEqual({ data: { node: { id: 'review:1' } } });
+    expect((await library.query(caseNamed('node: a stub of an object').query)).json).toEqual({
+      data: { node: null, nobody: null },
+      extensions: { valueCompletion: [expect.objectContaining({ message: 'Cannot return null for non-nullable field Review.id.', path: ['node', 'id'] })] },
+    });
   });
 });
 

@@ -50,3 +50,21 @@ test('lookups are nullable and lists of records are connections', () => {
   expect(query.records!.args.map((arg) => arg.name)).toEqual(['filter', 'orderBy', 'first', 'after', 'last', 'before', 'jsonFilter']);
   expect(String(query.modelVersion!.args.map((arg) => arg.name))).toBe('model,version');
 });
+
+test('every type with a stable identity is a Relay Node, fetched again by node(id:) and nodes(ids:)', () => {
+  const query = api.getQueryType()!.getFields();
+  expect(String(query.node!.type)).toBe('Node');
+  expect(String(query.node!.args[0]!.type)).toBe('ID!');
+  expect(String(query.nodes!.type)).toBe('[Node]!');
+  expect(String(query.nodes!.args[0]!.type)).toBe('[ID!]!');
+  const node = api.getType('Node')!;
+  expect(
+    isInterfaceType(node) &&
+      api
+        .getPossibleTypes(node)
+        .map((type) => type.name)
+        .sort(),
+  ).toEqual(['Indicator', 'IndicatorAnswer', 'IndicatorParameter', 'IndicatorQuestion', 'ModelVersion', 'Record']);
+  // What the node subgraph keys another subgraph's objects by is not the clients' to see.
+  expect(types.filter((type) => isObjectType(type) && 'nodeRef' in type.getFields()).map((type) => type.name)).toEqual([]);
+});

@@ -148,11 +148,11 @@ describe('schema:check with the usage of a running gateway', () => {
   }, 60_000);
 
   test('a field only the frontend kit uses fails through its deployed documents, with no traffic at all', async () => {
-    const { code, stdout } = await schemaCheck(['--subgraph', await withoutField('ParameterSpecification.fixedScore'), ...fromGateway()]);
+    const { code, stdout } = await schemaCheck(['--subgraph', await withoutField('IndicatorParameter.fixedScore'), ...fromGateway()]);
     expect(code).toBe(1);
-    expect(stdout).toContain('  BREAKING FIELD_REMOVED ParameterSpecification.fixedScore');
+    expect(stdout).toContain('  BREAKING FIELD_REMOVED IndicatorParameter.fixedScore');
     expect(stdout).toContain('    deployed: frontend-kit Questionnaire');
-    expect(stdout).toContain('frontend-kit Questionnaire: Cannot query field "fixedScore" on type "ParameterSpecification".');
+    expect(stdout).toContain('frontend-kit Questionnaire: Cannot query field "fixedScore" on type "IndicatorParameter".');
   }, 60_000);
 
   test('the GitHub output and the JSON output carry the same verdicts', async () => {

@@ -74,9 +74,28 @@ describe('at the gateway (/graphql)', () => {
       expect(answer.status).toBe(200);
       expect(answer.json.data).toBeNull();
       expect(answer.json.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual([
-        { code: 'BAD_REQUEST', details: { at: 'page', reason: expect.stringMatching(/^(first|last) must be an integer from 0 to 1000$/) } },
+        { code: 'BAD_REQUEST', details: { at: query.includes('first') ? 'first' : 'last', reason: `${query.includes('first') ? 'first' : 'last'} must be an integer from 0 to 1000` } },
       ]);
     }
+  });
+
+  // Issue 37: Relay's nodes(ids:) is as long as its ids, each priced as node(id:) is.
+  test('nodes: 1,000 ids of questionnaires, priced by the number of ids before anything runs', async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => `id-${i}`);
+    const answer = await graphql({ query: 'query ($ids: [ID!]!) { nodes(ids: $ids) { ... on Indicator { parameters { questions { answers { id } } } } } }', variables: { ids } });
+    await expectRefusedByCost(answer, 'nodes.parameters.questions.answers');
+    expect(answer.json.errors[0].extensions.details.actual).toBe(1000 * (1 + 6 * (1 + 6 * (1 + 6))));
+  });
+
+  test('nodes: within the cost, 5,000 ids are still refused by the cap, naming the argument', async () => {
+    const answer = await graphql({ query: 'query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', variables: { ids: Array.from({ length: 5000 }, (_, i) => `id-${i}`) } });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ data: null, errors: [expect.objectContaining({ path: ['nodes'], extensions: { code: 'BAD_REQUEST', details: { at: 'ids', reason: 'at most 100 ids' } } })] });
+  });
+
+  test('first and last together: BAD_REQUEST naming `last`, the argument to leave out', async () => {
+    const answer = await graphql({ query: '{ records(first: 1, last: 1) { nodes { id } } }' });
+    expect(answer.json.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual([{ code: 'BAD_REQUEST', details: { at: 'last', reason: 'give first or last, not both' } }]);
   });
 
   test('after every refusal the gateway still answers', async () => {

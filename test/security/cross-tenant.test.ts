@@ -84,6 +84,32 @@ describe.each(await backendsUnderTest())('tenant isolation on %s', (backend) => 
     }
   });
 
+  // Issue 37: Relay's refetch by id reads records as record(id:) does.
+  test("node(id:) and nodes(ids:) of globex records answer exactly like ids that never existed; acme's own are found", async () => {
+    const NODE = 'query ($id: ID!) { node(id: $id) { __typename id ... on Record { payload } } }';
+    for (const id of globexIds) {
+      const absent = `absent-${randomUUID()}`;
+      const theirs = await gqlAsAcme(NODE, { id });
+      const nobodys = await gqlAsAcme(NODE, { id: absent });
+      expect(JSON.stringify(theirs).replaceAll(id, '<id>')).toBe(JSON.stringify(nobodys).replaceAll(absent, '<id>'));
+      expect(theirs).toEqual({ data: { node: null } });
+    }
+    const NODES = 'query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Record { payload } } }';
+    const mine = (id: string) => ({ __typename: 'Record', id, payload: expect.objectContaining({ mine: true }) });
+    expect(await gqlAsAcme(NODES, { ids: [acmeIds[0], ...globexIds, acmeIds[1]] })).toEqual({ data: { nodes: [mine(acmeIds[0]!), ...globexIds.map(() => null), mine(acmeIds[1]!)] } });
+  });
+
+  test('node(id:) asks what the lookup of its object asks: a record needs records:read, as record(id:) does', async () => {
+    const writerOnly = bearer(await idp.sign({ sub: 'carol', tenant_id: 'acme', scope: 'records:write' }));
+    const ask = async (query: string, id: string) => (await call(gateway, 'POST', '/graphql', { body: { query, variables: { id } }, headers: writerOnly })).json;
+    const byNode = await ask('query ($id: ID!) { node(id: $id) { id } }', acmeIds[0]!);
+    const byRecord = await ask('query ($id: ID!) { record(id: $id) { id } }', acmeIds[0]!);
+    expect(byNode.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual(byRecord.errors.map((e: { extensions: unknown }) => e.extensions));
+    expect(byNode.errors[0].extensions.code).toBe('FORBIDDEN');
+    const version = (await ask('{ modelVersions { id } }', '')).data.modelVersions[0].id;
+    expect(await ask('query ($id: ID!) { node(id: $id) { id } }', version)).toEqual({ data: { node: { id: version } } });
+  });
+
   test('granting or revoking on a globex record answers exactly like on an absent one', async () => {
     for (const mutation of ['grantRecordRead', 'revokeRecordRead']) {
       const query = `mutation ($id: ID!) { ${mutation}(input: { recordId: $id, subject: "alice" }) { recordId granted } }`;

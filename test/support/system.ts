@@ -74,7 +74,7 @@ export interface InProcessSystem extends TestSystem {
  * clock (`Date`: a key set's refetch window, test/support/clock.ts), which no child process shares.
  * Every other test runs `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`.
  */
-export async function startInProcessSystem(env: Record<string, string | undefined>, options: { logs?: boolean } = {}): Promise<InProcessSystem> {
+export async function startInProcessSystem(env: Record<string, string | undefined>, options: { logs?: boolean; stockExecutorOnly?: boolean } = {}): Promise<InProcessSystem> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));
   const config = readSystemConfig({
     SERVER_HOST: '127.0.0.1',
@@ -90,7 +90,7 @@ export async function startInProcessSystem(env: Record<string, string | undefine
   });
   const logs: Array<Record<string, any>> = [];
   const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(JSON.parse(chunk.toString())), done()) });
-  const system = await startSystem(config, { logger: options.logs ? createLogger({ level: 'info', destination }) : pino({ level: 'silent' }) });
+  const system = await startSystem(config, { logger: options.logs ? createLogger({ level: 'info', destination }) : pino({ level: 'silent' }), stockExecutorOnly: options.stockExecutorOnly });
   const port = (listener: string) => system.ports[listener] ?? fail(`no listener ${listener}`);
   return {
     system,

@@ -1,24 +1,44 @@
 import type { GraphRequest } from './client.js';
-import { type AssessmentInput, CheckAssessmentDocument, MyRecordsDocument, type MyRecordsQuery, QuestionnaireDocument, SaveAssessmentDocument, ScoreAssessmentDocument } from '../generated/graphql.js';
+import {
+  type AssessmentInput,
+  CheckAssessmentDocument,
+  MyRecordsDocument,
+  type MyRecordsQuery,
+  QuestionnaireDocument,
+  type QuestionnaireQuery,
+  SaveAssessmentDocument,
+  ScoreAssessmentDocument,
+} from '../generated/graphql.js';
 
 /** A form to render: one section per parameter, one choice per question. */
 export async function questionnaireForm(request: GraphRequest, model: string, version: string) {
   const { modelVersion } = await request(QuestionnaireDocument, { model, version });
-  if (modelVersion === null) return null;
-  return modelVersion.indicatorSpecifications.map((indicator) => ({
-    indicator: indicator.id,
+  return modelVersion && formOf(modelVersion);
+}
+
+/**
+ * The form of a model version's questionnaire, whichever client fetched it (client.ts, apollo.ts,
+ * urql.ts). Values are the model's keys (`questionId`, `answerId`), which an assessment sends;
+ * the objects' `id`s are for client caches and `node(id:)`.
+ */
+export function formOf(modelVersion: NonNullable<QuestionnaireQuery['modelVersion']>) {
+  return modelVersion.indicators.map((indicator) => ({
+    indicator: indicator.indicatorSpecificationId,
+    category: indicator.productCategory,
     sections: indicator.parameters.map((parameter) => ({
-      parameterId: parameter.id,
-      title: parameter.name ?? parameter.id,
+      parameterId: parameter.parameterId,
+      title: parameter.name ?? parameter.parameterId,
       weight: parameter.weight,
       questions: parameter.questions.map((question) => ({
-        id: question.id,
-        label: question.text ?? question.id,
-        choices: question.answers.map((answer) => ({ value: answer.id, label: answer.text ?? answer.id, score: answer.score })),
+        id: question.questionId,
+        label: question.text ?? question.questionId,
+        choices: question.answers.map((answer) => ({ value: answer.answerId, label: answer.text ?? answer.answerId, score: answer.score })),
       })),
     })),
   }));
 }
+
+export type QuestionnaireForm = ReturnType<typeof formOf>;
 
 /** Every record I may read, newest first, a page at a time, as table rows. */
 export async function* myRecordRows(request: GraphRequest, pageSize = 20) {

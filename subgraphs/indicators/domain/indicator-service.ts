@@ -101,10 +101,15 @@ export class IndicatorService {
 
   /** The questionnaire of a version's calculation artifact, in artifact order. */
   async specifications(version: string): Promise<IndicatorSpecification[]> {
+    return [...(await this.calculationArtifact(version)).indicators.values()];
+  }
+
+  /** A version's calculation artifact, the same object while it is fresh: what its questionnaire is read from. */
+  async calculationArtifact(version: string): Promise<CalculationArtifact> {
     if (!isVersionSegment(version)) {
       throw new DomainError('CALCULATION_ARTIFACT_NOT_FOUND', 'no calculation artifact is published for this model version');
     }
-    return [...(await this.artifactOf(version)).indicators.values()];
+    return this.artifactOf(version);
   }
 
   health(): HealthResponse {

@@ -12,8 +12,8 @@ import { DEFAULT_MODEL_VERSION } from '../domain/compute-request.js';
 
 @InputType('QuestionAnswerInput', { description: 'The answer given to one question' })
 export class QuestionAnswerInputGql {
-  @Field({ description: 'The question answered (a `QuestionSpecification.id`)' }) questionId!: string;
-  @Field(() => String, { nullable: true, description: 'The answer chosen (an `AnswerOption.id`); null or left out when not answered, which scores 0' })
+  @Field({ description: 'The question answered: its `IndicatorQuestion.questionId`' }) questionId!: string;
+  @Field(() => String, { nullable: true, description: 'The answer chosen: its `IndicatorAnswer.answerId`; null or left out when not answered, which scores 0' })
   selectedAnswerId?: string | null;
   @Field(() => String, { nullable: true, description: 'A remark on the answer, for model versions that define one (the published ones do; the bundled sample does not)' })
   notes?: string | null;
@@ -21,7 +21,7 @@ export class QuestionAnswerInputGql {
 
 @InputType('ParameterAssessmentInput', { description: 'The answers given for one parameter' })
 export class ParameterAssessmentInputGql {
-  @Field({ description: 'The parameter (a `ParameterSpecification.id`)' }) parameterId!: string;
+  @Field({ description: 'The parameter: its `IndicatorParameter.parameterId`' }) parameterId!: string;
   @Field(() => [QuestionAnswerInputGql], { nullable: true, description: 'One answer per question; left out or null: none' })
   questionAnswers?: QuestionAnswerInputGql[] | null;
 }
@@ -44,7 +44,7 @@ export class AssessmentInputGql {
   @Field(() => String, { nullable: true, description: 'The id of the assessment' }) id?: string | null;
   @Field(() => GraphQLDateTime, { nullable: true, description: 'When the assessment was made; sent to the model in UTC with milliseconds' })
   timestamp?: Date | null;
-  @Field({ description: 'The indicator answered (an `IndicatorSpecification.id`)' }) indicatorSpecificationId!: string;
+  @Field({ description: 'The indicator answered: its `Indicator.indicatorSpecificationId`' }) indicatorSpecificationId!: string;
   @Field(() => ProductInfoInputGql, { nullable: true, description: 'The product assessed' }) productInfo?: ProductInfoInputGql | null;
   @Field(() => [ParameterAssessmentInputGql], { nullable: true, description: 'The answers, grouped by parameter; left out or null: none' })
   parameterAssessments?: ParameterAssessmentInputGql[] | null;

@@ -89,6 +89,60 @@ export class IndicatorSpecificationGql {
   readonly parameters!: readonly ParameterSpecificationGql[];
 }
 
+/*
+ * The questionnaire as `ModelVersion.indicators` gives it: the types above with an `id` unique across
+ * the graph (kernel/graphql/global-id.ts) and their local key under its own name, the name of the
+ * input it goes to. The types above keep their `id`, a key unique only inside its parent, for the
+ * clients of `indicatorSpecifications` until that field goes. Each is an entity by `nodeRef` (the
+ * same id, hidden from clients): `node(id:)` hands the models subgraph's stubs of them over to this
+ * subgraph (questionnaire.ts `questionnaireItem`), which alone knows whether the item exists.
+ */
+/** `key`: the local key, which repeats across parents and versions. */
+const globalId = (key: string, repeats = 'indicators and versions') =>
+  `Unique across the graph, where \`${key}\` repeats across ${repeats}: what a client cache keys it by and \`node(id:)\` takes back`;
+
+@ObjectType('IndicatorAnswer', { description: 'One answer a question offers, with the score it gives', simpleResolvers: true })
+@Directive('@key(fields: "nodeRef")')
+export class IndicatorAnswerGql extends AnswerOptionGql {
+  @Field(() => ID, { description: globalId('answerId') }) declare readonly id: string;
+  @Directive('@inaccessible') @Field(() => ID) readonly nodeRef!: string;
+  @Field({ description: 'Its key among the answers of its question: send it as `selectedAnswerId`' }) readonly answerId!: string;
+}
+
+@ObjectType('IndicatorQuestion', { description: 'One question of a parameter, with the answers it offers', simpleResolvers: true })
+@Directive('@key(fields: "nodeRef")')
+export class IndicatorQuestionGql extends QuestionSpecificationGql {
+  @Field(() => ID, { description: globalId('questionId') }) declare readonly id: string;
+  @Directive('@inaccessible') @Field(() => ID) readonly nodeRef!: string;
+  @Field({ description: 'Its key among the questions of its parameter: send it as `questionId`' }) readonly questionId!: string;
+  @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.answers }))
+  @Field(() => [IndicatorAnswerGql], { description: 'The answers to choose from' })
+  declare readonly answers: readonly IndicatorAnswerGql[];
+}
+
+@ObjectType('IndicatorParameter', { description: 'One scored aspect of an indicator (a parameter), with its questions', simpleResolvers: true })
+@Directive('@key(fields: "nodeRef")')
+export class IndicatorParameterGql extends ParameterSpecificationGql {
+  @Field(() => ID, { description: globalId('parameterId') }) declare readonly id: string;
+  @Directive('@inaccessible') @Field(() => ID) readonly nodeRef!: string;
+  @Field({ description: 'Its key among the parameters of its indicator: send it as `parameterId`' }) readonly parameterId!: string;
+  @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.questions }))
+  @Field(() => [IndicatorQuestionGql], { description: 'The questions to answer, in order; empty when `fixedScore` is set' })
+  declare readonly questions: readonly IndicatorQuestionGql[];
+}
+
+@ObjectType('Indicator', { description: 'One indicator of a model version: the questionnaire to answer and how its answers are scored', simpleResolvers: true })
+@Directive('@key(fields: "nodeRef")')
+export class IndicatorGql extends IndicatorSpecificationGql {
+  @Field(() => ID, { description: globalId('indicatorSpecificationId', 'versions') }) declare readonly id: string;
+  @Directive('@inaccessible') @Field(() => ID) readonly nodeRef!: string;
+  @Field({ description: 'Its key among the indicators of its model version: send it as `indicatorSpecificationId` when computing its scores' })
+  readonly indicatorSpecificationId!: string;
+  @Directive(listSize({ assumedSize: QUESTIONNAIRE_SIZES.parameters }))
+  @Field(() => [IndicatorParameterGql], { description: 'Its parameters, in order' })
+  declare readonly parameters: readonly IndicatorParameterGql[];
+}
+
 /** The models subgraph owns ModelVersion; this subgraph adds the questionnaire of its calculation artifact. */
 @ObjectType('ModelVersion')
 @Directive('@key(fields: "model version")')
@@ -140,7 +194,7 @@ export class IndicatorValidationGql {
 
 @ObjectType('QuestionScore', { description: 'The score of one question of the indicator' })
 export class QuestionScoreGql {
-  @Field({ name: 'questionId', description: 'The question (a `QuestionSpecification.id`)' }) question_id!: string;
+  @Field({ name: 'questionId', description: 'The question: its `IndicatorQuestion.questionId`' }) question_id!: string;
   @Field(() => String, { name: 'selectedAnswerId', nullable: true, description: 'The answer given, as given; null when none was' })
   selected_answer_id!: string | null;
   @Field(() => Float, { name: 'answerScore', description: "The answer's score; 0 for no answer or an answer the question does not offer" })
@@ -149,7 +203,7 @@ export class QuestionScoreGql {
 
 @ObjectType('ParameterScore', { description: 'The score of one parameter of the indicator' })
 export class ParameterScoreGql {
-  @Field({ name: 'parameterId', description: 'The parameter (a `ParameterSpecification.id`)' }) parameter_id!: string;
+  @Field({ name: 'parameterId', description: 'The parameter: its `IndicatorParameter.parameterId`' }) parameter_id!: string;
   @Field(() => Float, { name: 'computedScore', description: "Its questions' answer scores weighted by the question weights (0 when none is answered), or its fixed score" })
   computed_score!: number;
   @Field(() => [QuestionScoreGql], { name: 'questionScores', description: "One per question of the parameter, in the questionnaire's order; empty for a fixed score" })

@@ -1,9 +1,10 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Authorized, Directive, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { listSize } from '../../../kernel/graphql/demand-control.js';
 import type { ModelRegistry, ModelVersion } from '../domain/registry/model-registry.js';
 import type { ArtifactKind } from '../domain/registry/catalog.js';
 import { ArtifactGql, ArtifactKindGql, ModelVersionGql, RefreshRegistryPayloadGql, ValidationReportGql } from './types.js';
+import { modelVersionId } from './node-types.js';
 
 const MEDIA_TYPES: Record<ArtifactKind, string> = {
   schema: 'application/schema+json; charset=utf-8',
@@ -43,6 +44,11 @@ export class RegistryResolver {
   @Query(() => Int, { description: 'How many model versions the registry holds' })
   modelVersionCount(): number {
     return this.registry.list().length;
+  }
+
+  @FieldResolver(() => ID, { description: 'Unique across the graph (model and version, opaque): what `node(id:)` takes back' })
+  id(@Root() parent: ModelVersionGql): string {
+    return modelVersionId(parent.model, parent.version);
   }
 
   @FieldResolver(() => ArtifactGql, { description: 'One of its artifacts; ARTIFACT_NOT_FOUND when the version publishes no such artifact' })

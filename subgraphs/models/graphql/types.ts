@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { GraphQLDateTime, GraphQLJSON } from 'graphql-scalars';
 import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { FREE_FORM_JSON_WEIGHT, cost } from '../../../kernel/graphql/demand-control.js';
+import { NodeGql } from './node-types.js';
 
 /*
  * The models subgraph's types as frontend developers read them (docs/GRAPH.md). Enum names are the
@@ -54,9 +55,10 @@ registerEnumType(SeverityGql, {
   },
 });
 
-@ObjectType('ModelVersion', { description: 'One version of a data model in the registry, with its artifacts and validators' })
+@ObjectType('ModelVersion', { description: 'One version of a data model in the registry, with its artifacts and validators', implements: NodeGql })
 @Directive('@key(fields: "model version")')
 export class ModelVersionGql {
+  // Its `id` (Node's) is made when asked for (RegistryResolver.id): most answers never select it.
   @Field({ description: "The model's identifier, e.g. `re-indicators-specification`" }) model!: string;
   @Field({ description: 'The version, e.g. `0.0.4`' }) version!: string;
   @Field(() => String, { nullable: true, description: 'A human-readable name, when the catalog gives one' }) label!: string | null;
@@ -175,10 +177,10 @@ export class RecordsReadinessGql {
 @Directive('@shareable')
 export class HealthGql {}
 
-@ObjectType('Record', { description: 'A stored record: a payload of a model version. Only records the caller may read are ever shown' })
+@ObjectType('Record', { description: 'A stored record: a payload of a model version. Only records the caller may read are ever shown', implements: NodeGql })
 @Directive('@key(fields: "id")')
 export class RecordGql {
-  @Field(() => ID, { description: "Unique among the records of its owner's tenant" }) id!: string;
+  @Field(() => ID, { description: "The id its REST paths use, unique among the records of its owner's tenant; `node(id:)` takes it too" }) id!: string;
   @Field({ description: 'The model of its payload (the same as `modelVersion.model`)' }) model!: string;
   @Field({ description: 'The version of that model (the same as `modelVersion.version`)' }) version!: string;
   @Directive(cost(FREE_FORM_JSON_WEIGHT))

@@ -47,6 +47,8 @@ describe("the frontend kit's operations, at the page sizes its screens ask for",
     CheckAssessment: [{ model: 'm', version: 'v', payload: {} }, 112],
     ScoreAssessment: [{ input: {} }, 13],
     SaveAssessment: [{ input: {} }, 3],
+    // The node 1 + its answers 6 × 1.
+    QuestionById: [{ id: 'x' }, 7],
   };
   test.each(kitOperations)('%s', (name, document) => {
     const [variables, expected] = KIT_COSTS[name]!;
@@ -97,6 +99,21 @@ describe('what the defaults let through and what they refuse (GRAPHQL_MAX_COST 5
     const measured = cost(query, variables);
     expect(measured).toEqual({ cost: expected, path: path.split('.') });
     expect(measured.cost).toBeGreaterThan(50_000);
+  });
+});
+
+// Issue 37: Relay's refetch by id.
+describe('node(id:) costs what its object does; nodes(ids:) that times the number of ids', () => {
+  const QUESTION = '... on IndicatorQuestion { text answers { answerId score } }';
+  test.each([
+    [`{ node(id: "x") { id ${QUESTION} } }`, {}, 7],
+    [`{ nodes(ids: ["x", "y", "z"]) { id ${QUESTION} } }`, {}, 21],
+    // A single value for a list argument is a list of one.
+    [`{ nodes(ids: "x") { id } }`, {}, 1],
+    [`query($ids: [ID!]!) { nodes(ids: $ids) { id ${QUESTION} } }`, { ids: Array.from({ length: 250 }, (_, i) => `i${i}`) }, 1_750],
+    [`query($ids: [ID!]! = ["a", "b"]) { nodes(ids: $ids) { id } }`, {}, 2],
+  ])('%s', (query, variables, expected) => {
+    expect(cost(query, variables).cost).toBe(expected);
   });
 });
 

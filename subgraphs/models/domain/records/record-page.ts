@@ -37,13 +37,15 @@ export interface StorePage {
  * offset is skipped PAGE_SIZE.max keys at a time). `keysOnly`: only the page's cursors are read.
  */
 export function readPage(request: PageRequest, keysOnly: boolean): StorePage {
-  if (request.first != null && request.last != null) throw invalidPage('give first or last, not both');
+  if (request.first != null && request.last != null) throw invalidPage('last', 'give first or last, not both');
   const backwards = request.last != null || (request.before != null && request.first == null);
   const size = (backwards ? request.last : request.first) ?? PAGE_SIZE.default;
-  if (!Number.isInteger(size) || size < 0 || size > PAGE_SIZE.max) throw invalidPage(`${backwards ? 'last' : 'first'} must be an integer from 0 to ${PAGE_SIZE.max}`);
+  const sizedBy = backwards ? 'last' : 'first';
+  if (!Number.isInteger(size) || size < 0 || size > PAGE_SIZE.max) throw invalidPage(sizedBy, `${sizedBy} must be an integer from 0 to ${PAGE_SIZE.max}`);
   return { size, backwards, after: request.after ?? null, before: request.before ?? null, keysOnly };
 }
 
-export function invalidPage(reason: string): DomainError {
-  return new DomainError('BAD_REQUEST', `invalid page: ${reason}`, { at: 'page', reason });
+/** A refusal that names the argument the client wrote (`first`, `last`), as every other input error of the graph does. */
+function invalidPage(at: 'first' | 'last', reason: string): DomainError {
+  return new DomainError('BAD_REQUEST', `invalid page: ${reason}`, { at, reason });
 }

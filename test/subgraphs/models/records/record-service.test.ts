@@ -186,8 +186,11 @@ describe('page and count', () => {
     ['a payload path the filter language refuses', () => typedRecordFilter([{ field: 'payload', path: 'na me', operator: 'eq', value: { string: 'x' } }], []), 'filter.conditions[0].path'],
     ['an operand of the wrong type', () => typedRecordFilter([{ field: 'created_at', operator: 'gt', value: { number: 1 } }], []), 'filter.conditions[0].value'],
     ['a value with two members set', () => typedRecordFilter([{ field: 'id', operator: 'eq', value: { string: 'x', number: 1 } }], []), 'filter.conditions[0].value'],
-    ['a page larger than 1,000', () => service.page(alice, EVERY, { first: 1001 }), 'page'],
-    ['first and last together', () => service.page(alice, EVERY, { first: 1, last: 1 }), 'page'],
+    // The argument the client wrote, not the page it makes (issue 37).
+    ['a page larger than 1,000 (first)', () => service.page(alice, EVERY, { first: 1001 }), 'first'],
+    ['a page larger than 1,000 (last)', () => service.page(alice, EVERY, { last: 1001, before: null }), 'last'],
+    ['a negative last', () => service.page(alice, EVERY, { last: -1 }), 'last'],
+    ['first and last together', () => service.page(alice, EVERY, { first: 1, last: 1 }), 'last'],
   ])('BAD_REQUEST names the bad part: %s', async (_, attempt, at) => {
     await expect((async () => attempt())()).rejects.toMatchObject({ code: 'BAD_REQUEST', details: { at, reason: expect.any(String) } });
   });
