@@ -2,12 +2,11 @@ import { type ExecutionResult, type GraphQLSchema, parse } from 'graphql';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
-import { apolloGateway } from './apollo-gateway.js';
 import { boundedApolloCache } from './bounded-apollo-cache.js';
-import { stockExecution } from './executor/apollo-executor.js';
+import type { StockExecution } from './executor/apollo-executor.js';
+import { federatedSupergraph } from './executor/supergraph.js';
 import { DECLINES_EVERYTHING, type OperationExecutor, type ResolvedOperation } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
-import { PlannedOperations } from './executor/apollo-planner/planned-operations.js';
 import { HivePlannedOperations } from './executor/hive/hive-planned-operations.js';
 import { type PlannerMode, loadHivePlanner } from './executor/planner.js';
 import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
@@ -43,12 +42,15 @@ export interface GatewayOptions {
 
 /**
  * The supergraph committed (or handed over) behind one executor, reaching each subgraph through a
- * SubgraphClient (in this process or over HTTP); @apollo/gateway loads it into the API schema (no
- * introspection polling) and keeps the operations the executor declines (executor/executor.ts).
- * Every operation is planned by Hive's planner (executor/hive/) or, where Hive's binary does not
- * load, by Apollo's (executor/apollo-planner/), once per operation, and run by the project's
- * executor. The executor is called directly, bypassing a server's request pipeline: the REST
- * facades hold pre-parsed, pre-validated documents, and `/graphql` has done that work in Apollo Server.
+ * SubgraphClient (in this process or over HTTP). Every operation is planned by Hive's planner
+ * (executor/hive/) or, where Hive's binary does not load, by Apollo's (executor/apollo-planner/),
+ * once per operation, and run by the project's executor. The executor is called directly, bypassing
+ * a server's request pipeline: the REST facades hold pre-parsed, pre-validated documents, and
+ * `/graphql` has done that work in Apollo Server.
+ *
+ * What the executor declines (introspection, `@defer`) is @apollo/gateway's, loaded at the first
+ * such operation: its modules and its own planner were a fifth of a worker's start, which every
+ * process paid for operations most never receive.
  *
  * `/graphql` shares identical subgraph queries in flight (executor/inflight-sharing.ts); the REST
  * facades' operations do not: a REST request is one execution, as in the original services, and
@@ -56,6 +58,33 @@ export interface GatewayOptions {
  */
 export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Record<string, SubgraphClient>>, options: GatewayOptions): Promise<Gateway> {
   const shared = Object.fromEntries(Object.entries(subgraphs).map(([name, client]) => [name, new InflightSharing(client)]));
+  // The API schema as @apollo/gateway makes it from the supergraph (`updateWithSchemaAndNotify`).
+  const schema = federatedSupergraph(supergraphSdl).apiSchema.toGraphQLJSSchema();
+  // The API schema has lost the subgraphs' @cost and @listSize; composition kept them in the supergraph.
+  declareDemand(schema, DemandDirectives.fromDocument(parse(supergraphSdl)));
+  const executor = await operationExecutor(options, schema, supergraphSdl);
+  let stock: Promise<StockExecution> | undefined;
+  const stockExecution = () => (stock ??= loadStockExecution(supergraphSdl, shared, schema, options.logger));
+  return {
+    schema,
+    execute({ operation, variables, context, shareInFlight }) {
+      const request = { document: operation.document, operationName: operation.requestOperationName, variables, context };
+      const run = async () => (await executor.execute(request, shareInFlight ? shared : subgraphs)) ?? (await stockExecution()).execute(operation, variables, context);
+      // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
+      return answerWithinBudget(context.budget, run);
+    },
+    stop: async () => {
+      if (stock) await (await stock).stop();
+    },
+  };
+}
+
+/**
+ * @apollo/gateway over the same supergraph (no introspection polling), its fetches through the same
+ * clients, sharing in flight: only the operations the project's executor declines reach it.
+ */
+async function loadStockExecution(supergraphSdl: string, shared: Readonly<Record<string, SubgraphClient>>, schema: GraphQLSchema, logger: GatewayOptions['logger']): Promise<StockExecution> {
+  const [{ apolloGateway }, { stockExecution }] = await Promise.all([import('./apollo-gateway.js'), import('./executor/apollo-executor.js')]);
   const apollo = apolloGateway({
     supergraphSdl,
     // Never show query plans to clients, whatever NODE_ENV says.
@@ -69,26 +98,13 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
     },
   });
   const loaded = await apollo.load();
-  const { schema } = loaded;
-  // The API schema has lost the subgraphs' @cost and @listSize; composition kept them in the supergraph.
-  declareDemand(schema, DemandDirectives.fromDocument(parse(supergraphSdl)));
-  const stock = stockExecution(loaded.executor, schema, options.logger);
-  const executor = operationExecutor(options, schema, supergraphSdl);
-  return {
-    schema,
-    execute({ operation, variables, context, shareInFlight }) {
-      const request = { document: operation.document, operationName: operation.requestOperationName, variables, context };
-      const run = async () => (await executor.execute(request, shareInFlight ? shared : subgraphs)) ?? stock(operation, variables, context);
-      // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
-      return answerWithinBudget(context.budget, run);
-    },
-    stop: () => apollo.stop(),
-  };
+  return { execute: stockExecution(loaded.executor, schema, logger), stop: () => apollo.stop() };
 }
 
-function operationExecutor(options: GatewayOptions, schema: GraphQLSchema, supergraphSdl: string): OperationExecutor {
+/** Hive's planner, or Apollo's (loaded only where it plans: its modules are a twentieth of a start). */
+async function operationExecutor(options: GatewayOptions, schema: GraphQLSchema, supergraphSdl: string): Promise<OperationExecutor> {
   if (options.stockExecutorOnly) return DECLINES_EVERYTHING;
-  if (options.planner === 'apollo') return new PlannedOperations(schema, supergraphSdl);
+  if (options.planner === 'apollo') return new (await import('./executor/apollo-planner/planned-operations.js')).PlannedOperations(schema, supergraphSdl);
   const hive = loadHivePlanner();
   if ('error' in hive) throw hive.error;
   return new HivePlannedOperations(hive.planner, schema, supergraphSdl);

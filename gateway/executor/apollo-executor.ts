@@ -8,6 +8,12 @@ import type { ResolvedOperation } from './executor.js';
 /** @apollo/gateway's executor, as `ApolloGateway.load()` hands it over (Apollo Server's GatewayInterface executor). */
 export type ApolloExecutor = Awaited<ReturnType<ApolloGateway['load']>>['executor'];
 
+/** @apollo/gateway answering what the project's executor declines (gateway.ts), and how it is stopped. */
+export interface StockExecution {
+  execute(resolved: ResolvedOperation, variables: Record<string, unknown>, context: RequestContext): Promise<ExecutionResult>;
+  stop(): Promise<void>;
+}
+
 /** The request context @apollo/gateway's executor takes (Apollo Server's `GatewayGraphQLRequestContext`). */
 type ApolloRequestContext = Parameters<ApolloExecutor>[0];
 

@@ -1,4 +1,5 @@
-import { type Schema, Supergraph, operationFromDocument } from '@apollo/federation-internals';
+import { type Schema, type Supergraph, operationFromDocument } from '@apollo/federation-internals';
+import { federatedSupergraph } from '../supergraph.js';
 import { type QueryPlan, QueryPlanner } from '@apollo/query-planner';
 import { type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, getOperationAST, getVariableValues } from 'graphql';
 import type { OperationExecutor, OperationRequest } from '../executor.js';
@@ -39,9 +40,6 @@ interface PlannedOperation {
  */
 export class PlannedOperations implements OperationExecutor {
   private readonly plans = new WeakMap<DocumentNode, Map<string, PlannedOperation | null>>();
-  /** federation-internals' supergraph and API schema (160 ms to build), built with the first plan rather than at every start. */
-  private supergraph: Supergraph | undefined;
-  private federationApiSchema: Schema | undefined;
   /** Apollo's planner (1 MB, 50 ms to build for our supergraph), built with the first plan. */
   private planner: QueryPlanner | undefined;
   private readonly aliases: ClientAliases;
@@ -116,10 +114,10 @@ export class PlannedOperations implements OperationExecutor {
   }
 
   private supergraphOf(): Supergraph {
-    return (this.supergraph ??= Supergraph.build(this.supergraphSdl));
+    return federatedSupergraph(this.supergraphSdl).supergraph;
   }
 
   private federationApiSchemaOf(): Schema {
-    return (this.federationApiSchema ??= this.supergraphOf().apiSchema());
+    return federatedSupergraph(this.supergraphSdl).apiSchema;
   }
 }

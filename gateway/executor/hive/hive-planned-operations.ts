@@ -1,4 +1,5 @@
-import { type Schema, Supergraph } from '@apollo/federation-internals';
+import type { Schema } from '@apollo/federation-internals';
+import { federatedSupergraph } from '../supergraph.js';
 import type { QueryPlanner } from '@graphql-hive/router-query-planner';
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, type OperationDefinitionNode, getOperationAST, getVariableValues, print } from 'graphql';
 import type { RequestBudget } from '../../../kernel/request-budget.js';
@@ -109,7 +110,7 @@ export class HivePlannedOperations implements OperationExecutor {
     const operation = getOperationAST(document, operationName);
     if (!operation) return null;
     const planned = this.aliases.planned(document);
-    this.federationApiSchema ??= Supergraph.build(this.supergraphSdl).apiSchema();
+    this.federationApiSchema ??= federatedSupergraph(this.supergraphSdl).apiSchema;
     // Introspection and what shaping leaves to the gateway are not planned here.
     const shape = operationShape(this.apiSchema, this.federationApiSchema, planned, getOperationAST(planned, operationName)!, (name) => this.aliases.clientName(name));
     if (!shape) return null;
