@@ -1,13 +1,8 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { type Client as SqliteClient, type InStatement, createClient } from '@libsql/client';
-import pg from 'pg';
-import { SQL_BASICS, type SqlBasics } from './dialect.js';
-import { storeFailure } from './failure.js';
+import type pg from 'pg';
+import type { SqlBasics } from './dialect.js';
 import type { DatabaseLimits } from './limits.js';
 import { type Backend, type DatabaseLocation, databaseLocation } from './location.js';
-import { migrate } from './migrator.js';
-import { type PoolObserver, cancellableRead, openPool } from './postgres-pool.js';
+import type { PoolObserver } from './postgres-pool.js';
 
 export type Row = Record<string, unknown>;
 
@@ -74,80 +69,7 @@ export interface DatabaseOptions {
  */
 export async function openDatabase(url: string, options: DatabaseOptions): Promise<Database> {
   const location = databaseLocation(url);
-  return location.kind === 'postgresql' ? postgresDatabase(location, options) : sqliteDatabase(location, options.limits);
-}
-
-function postgresDatabase(location: Extract<DatabaseLocation, { kind: 'postgresql' }>, options: DatabaseOptions): PostgresDatabase {
-  const { limits } = options;
-  const pool = openPool(location.url, limits, options.pool);
-  const query = async <T>(sql: string, values: readonly unknown[] = []) => (await pool.query(sql, values as unknown[])).rows as T[];
-  return {
-    kind: 'postgresql',
-    location,
-    limits,
-    sql: SQL_BASICS.postgresql,
-    pool,
-    query,
-    read: (sql, values, signal) => cancellableRead(pool, location.url, sql, values as unknown[], signal),
-    async transaction(work, transactionOptions = {}) {
-      const client = await pool.connect();
-      let failure: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        if (transactionOptions.turnsBy !== undefined) await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [transactionOptions.turnsBy]);
-        const done = await work({ query: async <T>(sql: string, values: readonly unknown[] = []) => (await client.query(sql, values as unknown[])).rows as T[] });
-        await client.query('COMMIT');
-        return done;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollback: Error) => (failure = rollback));
-        throw error;
-      } finally {
-        client.release(failure);
-      }
-    },
-    session: (applicationName) =>
-      new pg.Client({
-        connectionString: location.url,
-        application_name: applicationName,
-        connectionTimeoutMillis: limits.acquireTimeoutMs,
-        query_timeout: limits.pingTimeoutMs,
-        keepAlive: true,
-      }),
-    migrate: (onApplied) => migrate(location, onApplied),
-    close: () => pool.end(),
-  };
-}
-
-async function sqliteDatabase(location: Extract<DatabaseLocation, { kind: 'sqlite' }>, limits: DatabaseLimits): Promise<SqliteDatabase> {
-  try {
-    await mkdir(path.dirname(location.file), { recursive: true });
-  } catch (error) {
-    throw storeFailure('the records store directory cannot be created', error);
-  }
-  let client: SqliteClient | undefined;
-  // A statement waits for another process's write lock (SQLite's busy timeout) as long as a statement may take.
-  const connection = () => (client ??= createClient({ url: location.url, timeout: limits.statementTimeoutMs }));
-  const statement = (sql: string, values: readonly unknown[]): InStatement => ({ sql, args: values as never });
-  const query = async <T>(sql: string, values: readonly unknown[] = []) => (await connection().execute(statement(sql, values))).rows as unknown as T[];
-  return {
-    kind: 'sqlite',
-    location,
-    limits,
-    sql: SQL_BASICS.sqlite,
-    query,
-    read: (sql, values) => query(sql, values),
-    async transaction(work) {
-      // BEGIN IMMEDIATE: the write lock from the transaction's first statement, so writers take turns from their first read.
-      const transaction = await connection().transaction('write');
-      try {
-        const done = await work({ query: async <T>(sql: string, values: readonly unknown[] = []) => (await transaction.execute(statement(sql, values))).rows as unknown as T[] });
-        await transaction.commit();
-        return done;
-      } finally {
-        transaction.close(); // rolls back unless committed
-      }
-    },
-    migrate: (onApplied) => migrate(location, onApplied),
-    close: async () => client?.close(),
-  };
+  // Each database's driver is loaded where it is used: a process on SQLite never loads node-postgres.
+  if (location.kind === 'postgresql') return (await import('./postgresql.js')).postgresDatabase(location, options);
+  return (await import('./sqlite.js')).sqliteDatabase(location, options.limits);
 }

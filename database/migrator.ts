@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Client, createClient } from '@libsql/client';
-import pg from 'pg';
+import type { Client } from '@libsql/client';
 import { DomainError } from '../kernel/errors.js';
 import { storeFailure } from './failure.js';
 import type { Backend, DatabaseLocation } from './location.js';
@@ -31,7 +30,7 @@ export async function migrate(location: DatabaseLocation, onApplied?: (name: str
   let session: MigrationSession | undefined;
   try {
     const migrations = await loadMigrations(location.kind);
-    session = location.kind === 'postgresql' ? await postgresSession(location.url) : sqliteSession(location.url);
+    session = location.kind === 'postgresql' ? await postgresSession(location.url) : await sqliteSession(location.url);
     const active = session;
     return await active.exclusively(async () => {
       await active.createHistory();
@@ -102,6 +101,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 async function postgresSession(databaseUrl: string): Promise<MigrationSession> {
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // A connection lost mid-way also rejects the pending query; without a listener it would crash.
   client.on('error', () => undefined);
@@ -146,7 +146,8 @@ async function postgresSession(databaseUrl: string): Promise<MigrationSession> {
  * SQLite has no advisory lock: each migration takes the database's write lock instead
  * (BEGIN IMMEDIATE, waiting up to the busy timeout) and checks the history again inside it.
  */
-function sqliteSession(databaseUrl: string): MigrationSession {
+async function sqliteSession(databaseUrl: string): Promise<MigrationSession> {
+  const { createClient } = await import('@libsql/client');
   const client = createClient({ url: databaseUrl, timeout: SQLITE_BUSY_TIMEOUT_MS });
   return {
     exclusively: (work) => work(),

@@ -1,14 +1,11 @@
 import 'reflect-metadata';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { composeServices } from '@apollo/composition';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { SUBGRAPH_NAMES, subgraphSchemaForComposition } from '../subgraphs/index.js';
-import { projectPath } from '../kernel/project.js';
-
-/** Where the committed supergraph lives (in the source tree, whether running from sources or dist). */
-export const SUPERGRAPH_PATH = projectPath('gateway', 'supergraph.graphql');
+import { SUPERGRAPH_PATH } from './committed-supergraph.js';
 
 export interface Composition {
   supergraphSdl?: string;
@@ -38,10 +35,6 @@ export function composeSubgraphs(subgraphs: SubgraphSdl[]): Composition {
     return { errors: result.errors.map((e) => ({ code: String(e.extensions?.code ?? 'COMPOSITION_ERROR'), message: e.message })) };
   }
   return { supergraphSdl: result.supergraphSdl, errors: [] };
-}
-
-export function readCommittedSupergraph(): Promise<string> {
-  return readFile(SUPERGRAPH_PATH, 'utf8');
 }
 
 async function main(): Promise<void> {

@@ -10,7 +10,7 @@ import { ServiceMetrics } from '../kernel/metrics.js';
 import { PROJECT_VERSION } from '../kernel/project.js';
 import { CORE_SERVICE_NAME } from '../kernel/service-identities.js';
 import { type Gateway, startGateway } from '../gateway/gateway.js';
-import { readCommittedSupergraph } from '../gateway/compose.js';
+import { readCommittedSupergraph } from '../gateway/committed-supergraph.js';
 import { InProcessClient } from '../gateway/executor/in-process-client.js';
 import { AnswerCache } from '../gateway/executor/answer-cache.js';
 import { RemoteClient } from '../gateway/executor/remote-client.js';

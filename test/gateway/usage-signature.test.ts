@@ -1,5 +1,5 @@
 import { type OperationDefinitionNode, Kind, parse } from 'graphql';
-import { readCommittedSupergraph } from '../../gateway/compose.js';
+import { readCommittedSupergraph } from '../../gateway/committed-supergraph.js';
 import { documentUsage, inputCoordinates } from '../../gateway/usage/coordinates.js';
 import { fragmentsOf } from '../../pipeline/limits/measure.js';
 import { apiSchemaOf } from '../../server/schema-check.js';

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { composeSubgraphs, readCommittedSupergraph } from '../../gateway/compose.js';
+import { composeSubgraphs } from '../../gateway/compose.js';
+import { readCommittedSupergraph } from '../../gateway/committed-supergraph.js';
 import { type AllowList, type RouteOperation, type SchemaCheckInput, checkSchema, describeReport, exitCodeOf, parseAllowList } from '../../server/schema-check.js';
 import { projectPath } from '../../kernel/project.js';
 

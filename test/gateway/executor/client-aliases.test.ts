@@ -1,5 +1,5 @@
 import { GraphQLError, parse, print } from 'graphql';
-import { readCommittedSupergraph } from '../../../gateway/compose.js';
+import { readCommittedSupergraph } from '../../../gateway/committed-supergraph.js';
 import { ClientAliases } from '../../../gateway/executor/client-aliases.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { Supergraph } from '@apollo/federation-internals';
 import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, parse, validate } from 'graphql';
-import { readCommittedSupergraph } from '../../../gateway/compose.js';
+import { readCommittedSupergraph } from '../../../gateway/committed-supergraph.js';
 import { ENTITY_LOOKUP_WEIGHT, type OperationCost, operationCost } from '../../../pipeline/limits/cost.js';
 import { DemandDirectives, declareDemand } from '../../../pipeline/limits/demand-directives.js';
 import { fragmentsOf } from '../../../pipeline/limits/measure.js';
