@@ -67,7 +67,7 @@ function productionSources(root) {
       } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) found.push(relative);
     }
   };
-  for (const folder of PRODUCTION_FOLDERS) walk(folder);
+  for (const folder of PRODUCTION_FOLDERS) if (existsSync(path.join(root, folder))) walk(folder);
   return found.sort();
 }
 
