@@ -16,9 +16,11 @@
 //   does not gives the count of its innermost range around that place (the block it was merged
 //   into, or the function, or the module: 0 when that side never loaded the file).
 //
-// Files no side loaded count at zero (c8's `all`); the per-folder and total figures are sums over
-// files. `node scripts/coverage-merge.mjs` merges coverage/'s two maps again without running tests.
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+// A file no side loaded counts its lines at zero and no branch (as a function never called adds
+// no block range); the per-folder and total figures are sums over files. `node
+// scripts/coverage-merge.mjs` merges coverage/'s two maps again, without running tests, into
+// coverage/summary.json.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TraceMap, eachMapping } from '@jridgewell/trace-mapping';
@@ -86,6 +88,8 @@ function emittedLines(root, file) {
 function byRelativePath(root, coverageMap) {
   const sides = new Map();
   for (const [file, data] of Object.entries(coverageMap)) {
+    // c8's stand-in for a file no child loaded (`all`): nothing ran, and its one whole-file range is no block of the code.
+    if (Object.values(data.fnMap).some((fn) => fn.name === '(empty-report)')) continue;
     const lines = new Map();
     for (const [id, statement] of Object.entries(data.statementMap)) {
       const line = statement.start.line;
@@ -148,7 +152,8 @@ function percent(part, whole) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const read = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
-  const summary = mergeCoverage({ root, inProcess: read(path.join(root, 'coverage/jest/coverage-final.json')), children: read(path.join(root, 'coverage/children/coverage-final.json')) });
+  const read = (file) => (existsSync(path.join(root, 'coverage', file)) ? JSON.parse(readFileSync(path.join(root, 'coverage', file), 'utf8')) : {});
+  const summary = { run: read('summary.json').run, ...mergeCoverage({ root, inProcess: read('jest/coverage-final.json'), children: read('children/coverage-final.json') }) };
+  writeFileSync(path.join(root, 'coverage', 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
   printSummary(summary);
 }

@@ -75,18 +75,24 @@ function side(file: string, lines: number[], blocks: Array<[Place, Place, number
   };
 }
 
-test('a line counts when tsc emits code for it, and is covered when either side ran it; a file nobody loaded counts at zero; generated code does not count', () => {
+test('a line counts when tsc emits code for it, and is covered when either side ran it; a file nobody loaded counts its lines at zero and no branch; generated code does not count', () => {
   writeSource('kernel/sample.ts', SAMPLE);
   writeSource('kernel/unloaded.ts', SAMPLE);
   writeSource('rest-facade/generated/client.ts', SAMPLE);
   // In-process: `flag` never true (lines 6–7 not run). Children: always true (line 8 not run).
   const inProcess = side('kernel/sample.ts', [1, 1, 1, 1, 1, 0, 0, 1, 1, 1], []);
   const children = side('kernel/sample.ts', [1, 1, 1, 1, 1, 1, 1, 0, 1, 1], []);
+  // c8's stand-in for a file no child loaded: every line at zero, one range over the whole file (from its first line with code).
+  const unloaded = side('kernel/unloaded.ts', Array(10).fill(0), [[[4, 0], [10, 0], 0]], [[[4, 0], [10, 0], 0]]);
+  (Object.values(unloaded)[0] as { fnMap: Record<string, { name: string }> }).fnMap[0]!.name = '(empty-report)';
 
-  const summary = mergeCoverage({ root, inProcess, children });
+  const summary = mergeCoverage({ root, inProcess, children: { ...children, ...unloaded } });
 
   expect(summary.files['kernel/sample.ts']!.lines).toEqual({ covered: 6, total: 6, pct: 100, inProcess: 4, children: 5 });
-  expect(summary.files['kernel/unloaded.ts']!.lines).toEqual({ covered: 0, total: 6, pct: 0, inProcess: 0, children: 0 });
+  expect(summary.files['kernel/unloaded.ts']).toEqual({
+    lines: { covered: 0, total: 6, pct: 0, inProcess: 0, children: 0 },
+    branches: { covered: 0, total: 0, pct: 100, inProcess: 0, children: 0 },
+  });
   expect(Object.keys(summary.files)).toEqual(['kernel/sample.ts', 'kernel/unloaded.ts']);
   expect(summary.folders.kernel!.lines).toMatchObject({ covered: 6, total: 12, pct: 50 });
   expect(summary.total.lines).toMatchObject({ covered: 6, total: 12, pct: 50 });
