@@ -30,6 +30,9 @@ const DIST_URL = pathToFileURL(path.join(root, 'dist')).href + '/';
 const SETTLE_MS = 5_000;
 
 const started = Date.now();
+const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout.trim();
+// What is measured: the tree as the run starts (the build and the tests it loads).
+const tree = { commit: git('rev-parse', 'HEAD'), uncommittedChanges: git('status', '--porcelain', '--untracked-files=no') !== '' };
 const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
@@ -44,11 +47,9 @@ keepDistOnly(true);
 console.error(`coverage: ${kept.files} child coverage files${kept.unreadable ? `, ${kept.unreadable} unreadable (left out)` : ''}`);
 
 await reportChildren();
-const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout.trim();
 const summary = {
   run: {
-    commit: git('rev-parse', 'HEAD'),
-    uncommittedChanges: git('status', '--porcelain', '--untracked-files=no') !== '',
+    ...tree,
     jestArguments: process.argv.slice(2),
     jestExitCode: jestStatus,
     childCoverageFiles: kept.files,
