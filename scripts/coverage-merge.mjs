@@ -13,8 +13,9 @@
 //   c8's and jest's meaning), identified by where they start in the .ts source (line, column) and
 //   kept when that line has code. The set is the union of both sides' ranges. A range is covered
 //   when either side ran it: a side that lists a range at that place gives its count; a side that
-//   does not gives the count of its innermost range around that place (the block it was merged
-//   into, or the function, or the module: 0 when that side never loaded the file).
+//   does not gives the count of its innermost block or function around that place (the block it
+//   was merged into, or a function it never called), or for module-level code its count of the
+//   line; 0 when that side never loaded the file.
 //
 // A file no side loaded counts its lines at zero and no branch (as a function never called adds
 // no block range); the per-folder and total figures are sums over files. `node
