@@ -3,35 +3,32 @@ import type { FormattedExecutionResult } from 'graphql';
 import { DomainError } from '../kernel/errors.js';
 import { refusalError } from '../kernel/graphql/budgeted-answer.js';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
-import { named, record, runnableOperation } from '../pipeline/graphql-door.js';
-import { fragmentsOf } from '../pipeline/limits/measure.js';
+import { operationStep, resultStep } from '../pipeline/graphql-run.js';
 import type { Exchange, RequestPipeline } from '../pipeline/pipeline.js';
 import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
 
 /**
- * What the request pipeline needs of Apollo Server's handling of a `/graphql` request: the plugin
- * refuses a request with no runnable operation, runs the pipeline's operation concerns (the limits,
- * usage) and records the answer's error codes on the exchange, which is the trace of the request's
- * context (graphql-endpoint.ts makes it inside the pipeline's `run`).
+ * The runner's steps (pipeline/graphql-run.ts) from Apollo Server's hooks, for `/graphql`: Apollo
+ * Server parses and validates (its document store, with automatic persisted queries), then the
+ * operation step runs once it has resolved the operation (no runnable one is refused, the operation
+ * concerns see it: the limits, usage), and the result step when the answer has errors. The exchange
+ * is the trace of the request's context (graphql-endpoint.ts makes it inside the pipeline's `run`).
  */
 export function apolloDoorPlugin(pipeline: RequestPipeline): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart({ contextValue }) {
       const exchange = contextValue.trace as Exchange;
       return {
-        async didResolveOperation({ operationName, operation, document, schema, request }) {
-          exchange.operationName = operationName;
-          const runnable = runnableOperation(operation, request.operationName);
-          named(exchange, runnable);
+        async didResolveOperation({ operation, document, schema, request }) {
           try {
-            pipeline.operation({ exchange, operation: runnable, fragments: fragmentsOf(document), schema, variables: request.variables ?? {} });
+            operationStep(pipeline, exchange, { document, operation, requestedName: request.operationName, schema, variables: request.variables ?? {} });
           } catch (error) {
             // A hook that throws this ends the request with the code's status.
             throw error instanceof DomainError ? refusalError(error) : error;
           }
         },
         async didEncounterErrors({ errors }) {
-          record(exchange, errors);
+          resultStep(exchange, errors);
         },
         async willSendResponse({ response }) {
           if (response.body.kind === 'single' && response.body.singleResult.data) answering.set(response.body.singleResult.data, exchange);

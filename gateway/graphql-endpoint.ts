@@ -44,7 +44,7 @@ export interface GraphQLEndpointOptions {
  * suggest field or type names either ("Did you mean …").
  */
 export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<{ app: Express; server: ApolloServer<RequestContext> }> {
-  const door = graphqlDoor('graphql');
+  const door = graphqlDoor('graphql', 'graphql');
   const answers = apolloAnswers(options.gateway, options.supergraphSdl);
   const server = new ApolloServer<RequestContext>({
     gateway: answers.gateway,

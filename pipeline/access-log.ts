@@ -16,7 +16,7 @@ const CLIENT_NAME = /^[\w.@/:-]{1,64}$/;
 export function accessLog(logger: Pick<Logger, 'info'>): RequestPlugin {
   return {
     onResponse(exchange) {
-      if (exchange.door.startsWith('subgraph:') || (exchange.route !== null && PROBE_ROUTES.has(exchange.route))) return;
+      if (exchange.kind === 'subgraph' || (exchange.route !== null && PROBE_ROUTES.has(exchange.route))) return;
       logger.info(
         {
           requestId: exchange.requestId,

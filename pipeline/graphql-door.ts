@@ -10,9 +10,10 @@ import { type Door, type Exchange, RequestMistake } from './pipeline.js';
  * GraphQL request code. What runs in between is the endpoint's own (gateway/graphql-endpoint.ts,
  * server/subgraph-server.ts), with the helpers below.
  */
-export function graphqlDoor(name: string): Door {
+export function graphqlDoor(kind: 'graphql' | 'subgraph', name: string): Door {
   return {
     name,
+    kind,
     protocol: 'graphql',
     json: 'application/json; charset=utf-8',
     refuse: graphqlRefusal,

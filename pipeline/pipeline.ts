@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import { type GraphQLRun, runGraphQL } from './graphql-run.js';
 import type { MeasuredOperation } from './limits/measure.js';
 import type { RequestContext, RequestTrace } from '../kernel/graphql/request-context.js';
 import { NO_BUDGET } from '../kernel/request-budget.js';
@@ -12,9 +13,14 @@ import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
  * request pipeline's plugins see it. The door fills it in as the request goes; plugins read it when
  * the request arrives and when it is answered.
  */
+/** The kinds of doors: a REST facade, `/graphql`, a subgraph's port, the admin paths of the gateway's port. */
+export type DoorKind = 'facade' | 'graphql' | 'subgraph' | 'admin';
+
 export interface Exchange extends RequestTrace {
-  /** Where it came in: a facade's name (`core`, `records`, …), `graphql`, or `subgraph:<name>`. */
+  /** Where it came in: a facade's name (`core`, `records`, …), `graphql`, `admin` or `subgraph:<name>`, as logs and metrics name it. */
   readonly door: string;
+  /** What kind of door that is (what a concern decides by, never the name). */
+  readonly kind: DoorKind;
   /** A REST facade's route, or a GraphQL request (`/graphql`, a subgraph port). */
   readonly protocol: 'rest' | 'graphql';
   readonly method: string;
@@ -85,6 +91,7 @@ export interface Answer {
 export interface Door {
   /** The exchange's door: a facade's name (`core`, `records`, …), `graphql`, `admin` or `subgraph:<name>`. */
   readonly name: string;
+  readonly kind: DoorKind;
   readonly protocol: Exchange['protocol'];
   /** The content type of its JSON answers. */
   readonly json: string;
@@ -148,6 +155,7 @@ export class RequestPipeline {
   private begin(door: Door, request: IncomingMessage): Exchange {
     const exchange: Exchange = {
       door: door.name,
+      kind: door.kind,
       protocol: door.protocol,
       method: request.method ?? 'GET',
       headers: request.headers,
@@ -166,6 +174,11 @@ export class RequestPipeline {
 
   operation(request: PlannedRequest): void {
     for (const plugin of this.plugins) plugin.onOperation?.(request);
+  }
+
+  /** A GraphQL operation through the steps every GraphQL door shares (graphql-run.ts), this pipeline's concerns among them. */
+  graphql(run: GraphQLRun): Promise<ExecutionResult> {
+    return runGraphQL(this, run);
   }
 
   /** Sends a subgraph fetch through every plugin's hook, the first plugin outermost. */

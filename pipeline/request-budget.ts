@@ -20,7 +20,7 @@ export type OwnDeadlines = Readonly<Record<string, number>>;
 export function requestBudgetPlugin(limits: BudgetLimits, ownDeadlines: OwnDeadlines = {}, memory?: AnswerMemory): RequestPlugin {
   return {
     onRequest(exchange, request) {
-      exchange.budget = requestBudget(limits, exchange.door.startsWith('subgraph:') ? headerOf(request) : undefined, memory);
+      exchange.budget = requestBudget(limits, exchange.kind === 'subgraph' ? headerOf(request) : undefined, memory);
     },
     onOperation({ exchange, operation }) {
       const own = ownDeadlineOf(operation, ownDeadlines);

@@ -10,7 +10,7 @@ import type { RequestPlugin } from './pipeline.js';
 export function requestMetrics(metrics: ServiceMetrics): RequestPlugin {
   return {
     onResponse(exchange) {
-      if (exchange.door.startsWith('subgraph:')) return;
+      if (exchange.kind === 'subgraph') return;
       const seconds = Number(process.hrtime.bigint() - exchange.startedAt) / 1e9;
       const route = exchange.protocol === 'rest' ? exchange.route : '/graphql';
       metrics.request(exchange.door, route, exchange.method, exchange.status, seconds);

@@ -1,13 +1,11 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
-import type { GraphQLError } from 'graphql';
-import { DomainError, ERROR_STATUSES } from '../kernel/errors.js';
+import { DomainError } from '../kernel/errors.js';
 import { fromGraphQLError } from '../kernel/graphql/graphql-errors.js';
 import { type AccessControl, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { PreparedOperation } from '../gateway/executor/executor.js';
 import type { Door, Exchange, RequestPipeline } from '../pipeline/pipeline.js';
-import { recordUnrecorded } from '../pipeline/graphql-door.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { readJsonBody, readRawBody } from './http/json-body.js';
 import type { Facade } from './facades.js';
@@ -33,7 +31,7 @@ export interface FacadeOptions {
  * of a GET /models request's CPU in the profile (bench/PROFILE.md) for nothing the facade used.
  */
 export function createFacade(options: FacadeOptions): RequestListener {
-  const door: Door = { name: options.facade.name, protocol: 'rest', json: 'application/json', refuse: options.facade.errors };
+  const door: Door = { name: options.facade.name, kind: 'facade', protocol: 'rest', json: 'application/json', refuse: options.facade.errors };
   return (req, res) => {
     void options.pipeline.run(door, req, res, (exchange) => {
       const match = matchRoute(options.routes, req.method ?? 'GET', (req.url ?? '/').split('?')[0]!);
@@ -63,23 +61,18 @@ async function answerFor(options: FacadeOptions, req: IncomingMessage, match: Re
   return route.respond(await run(route.prepared!, route.variables?.(request) ?? {}), request);
 
   async function run(prepared: PreparedOperation, variables: Record<string, unknown>): Promise<unknown> {
-    exchange.operationName = prepared.operationName;
-    options.pipeline.operation({ exchange, operation: prepared.operation, fragments: prepared.fragments, schema: options.gateway.schema, variables });
-    const result = await options.gateway.execute({ operation: prepared, variables, context, shareInFlight: false });
-    if (result.errors?.length) throw refusalOf(result.errors[0]!, exchange);
+    const result = await options.pipeline.graphql({
+      exchange,
+      schema: options.gateway.schema,
+      source: prepared,
+      variables,
+      concerns: true,
+      execute: () => options.gateway.execute({ operation: prepared, variables, context, shareInFlight: false }),
+    });
+    // The route's envelope carries the first error's code (the runner recorded every server failure).
+    if (result.errors?.length) throw fromGraphQLError(result.errors[0]!);
     return result.data;
   }
-}
-
-/**
- * The first error of the operation's answer as the facade's refusal. An error without a contract
- * code failed in the gateway itself, and a server error may come from a remote subgraph: no
- * resolver of this process recorded it, so it is recorded here, with its cause, for the log line.
- */
-function refusalOf(error: GraphQLError, exchange: Exchange): DomainError {
-  const refused = fromGraphQLError(error);
-  if (ERROR_STATUSES[refused.code] >= 500) recordUnrecorded(exchange, error);
-  return refused;
 }
 
 function headerOf(req: IncomingMessage, name: string): string | undefined {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, type OperationDefinitionNode, getOperationAST } from 'graphql';
+import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { executeSubgraph } from '../kernel/graphql/execute-subgraph.js';
 import { DocumentCache } from '../kernel/graphql/document-cache.js';
 import { withoutSuggestions } from '../kernel/graphql/no-introspection.js';
@@ -10,9 +10,8 @@ import { type AccessControl, type RequestContext, requestContext } from '../kern
 import { graphqlJsonBody, graphqlRefusal } from '../kernel/http/graphql-body.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
-import { type Answer, type Exchange, type RequestPipeline, RequestMistake } from '../pipeline/pipeline.js';
-import { graphqlDoor, mistakeOf, named, record, runnableOperation } from '../pipeline/graphql-door.js';
-import { fragmentsOf } from '../pipeline/limits/measure.js';
+import type { Answer, Exchange, RequestPipeline } from '../pipeline/pipeline.js';
+import { graphqlDoor } from '../pipeline/graphql-door.js';
 import { GATEWAY_SECRET_HEADER } from '../pipeline/gateway-secret.js';
 import { followGatewayDeadline } from '../pipeline/request-budget.js';
 
@@ -44,7 +43,7 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
   // One cache for every sender: a direct caller's documents meet the size limits first (below).
   const documents = new DocumentCache(options.schema, { introspection: options.introspection });
   const fromGateway = secretMatcher(options.gatewaySecret);
-  const door = graphqlDoor(options.door);
+  const door = graphqlDoor('subgraph', options.door);
   const readBody = graphqlJsonBody(options.body);
   const app = express();
   app.disable('x-powered-by');
@@ -77,24 +76,18 @@ async function answer(options: SubgraphServerOptions, documents: DocumentCache, 
   if (sender === 'caller') await context.identity();
   else followGatewayDeadline(context.budget, req);
   const { query, variables, operationName } = (req.body ?? {}) as { query?: unknown; variables?: Record<string, unknown>; operationName?: string };
-  const text = typeof query === 'string' ? query : '';
-  if (sender === 'caller') options.pipeline.document(exchange, text);
-  const cached = documents.get(text);
-  if ('errors' in cached) throw new RequestMistake(cached.errors.map((error) => ({ message: error.message, code: 'GRAPHQL_VALIDATION_FAILED' })));
-  let operation: OperationDefinitionNode;
-  try {
-    operation = runnableOperation(getOperationAST(cached.document, operationName), operationName);
-  } catch (error) {
-    throw error instanceof GraphQLError ? mistakeOf(error) : error;
-  }
-  named(exchange, operation);
-  // A direct caller's operation meets the limits the edge applies (the gateway's were met there).
-  if (sender === 'caller') options.pipeline.operation({ exchange, operation, fragments: fragmentsOf(cached.document), schema: options.schema, variables: variables ?? {} });
-  const execution = () => executeSubgraph({ schema: options.schema, document: cached.document, variableValues: variables, operationName, contextValue: context satisfies RequestContext });
-  const result = await answerWithinBudget(context.budget, execution);
+  const result = await options.pipeline.graphql({
+    exchange,
+    schema: options.schema,
+    source: { text: typeof query === 'string' ? query : '', operationName, documents },
+    variables: variables ?? {},
+    // A direct caller's document meets the limits the edge applies (the gateway's were met there).
+    concerns: sender === 'caller',
+    execute: (document) =>
+      answerWithinBudget(context.budget, () => executeSubgraph({ schema: options.schema, document, variableValues: variables, operationName, contextValue: context satisfies RequestContext })),
+  });
   // A breached budget is answered alone, with its status; the gateway takes it as its own breach.
   if (context.budget.breach) throw context.budget.breach;
-  if (result.errors) record(exchange, result.errors);
   return { status: 200, body: options.introspection || !result.errors ? result : { ...result, errors: result.errors.map(hidingSuggestions) } };
 }
 

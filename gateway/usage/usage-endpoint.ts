@@ -22,7 +22,7 @@ export interface UsageEndpointOptions {
 }
 
 /** The admin paths' door: refusals in the GraphQL error shape of the port's others. */
-const ADMIN: Door = { name: 'admin', protocol: 'rest', json: 'application/json; charset=utf-8', refuse: graphqlRefusal };
+const ADMIN: Door = { name: 'admin', kind: 'admin', protocol: 'rest', json: 'application/json; charset=utf-8', refuse: graphqlRefusal };
 
 const MAX_DAYS = 366;
 /** Count rows of an export page: by default, and at most (`limit`). */

@@ -23,7 +23,7 @@ export function usageReporting(collector: UsageCollector): RequestPlugin {
   const documents = new WeakMap<OperationDefinitionNode, DocumentUsage>();
   return {
     onOperation({ exchange, operation, fragments, schema, variables }) {
-      if (exchange.door.startsWith('subgraph:')) return;
+      if (exchange.kind === 'subgraph') return;
       let usage = documents.get(operation);
       if (!usage) documents.set(operation, (usage = documentUsage(schema, operation, fragments)));
       const client = exchange.protocol === 'rest' ? restClient(exchange.door) : clientOf(exchange.headers);

@@ -17,7 +17,7 @@ const OWN = { refreshRegistry: 50_000 };
 const schema = buildSchema('type Query { a: Int } type Mutation { refreshRegistry: Int createRecord: Int }');
 
 function exchangeWith(door: string, headers: Record<string, string> = {}): { exchange: Exchange; request: IncomingMessage } {
-  const exchange = { door, budget: NO_BUDGET, failures: [] as unknown[] } as Exchange;
+  const exchange = { door, kind: door.startsWith('subgraph:') ? 'subgraph' : door === 'graphql' ? 'graphql' : 'facade', budget: NO_BUDGET, failures: [] as unknown[] } as Exchange;
   const request = { headers } as IncomingMessage;
   requestBudgetPlugin(LIMITS, OWN).onRequest!(exchange, request);
   return { exchange, request };
