@@ -32,7 +32,7 @@ export function startServerProcess(name: string, env: Record<string, string>, no
  * deployment's defaults but for what `env` sets). Their listeners are `a:gateway`, `b:core`, ….
  * What a figure that compares two settings runs on, loaded in turns (load.ts, compareLoads with
  * `alternate`), so that the setting is all that differs: two processes of one build differ by
- * themselves (bench/PROFILE.md, "Comparing two settings"), and one process under one system's turn
+ * themselves (bench/PROFILE.md, "The questionnaire reused, and comparing two settings"), and one process under one system's turn
  * is never idle, where a process of its own sits idle through the other's turn and comes back
  * slower. `processEnv` is the process's own (NODE_ENV).
  */
