@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TraceMap, eachMapping } from '@jridgewell/trace-mapping';
 
-export const PRODUCTION_FOLDERS = ['kernel', 'pipeline', 'gateway', 'rest-facade', 'server', 'subgraphs'];
+export const PRODUCTION_FOLDERS = ['kernel', 'pipeline', 'database', 'gateway', 'rest-facade', 'server', 'subgraphs'];
 
 /** { total, folders: { kernel: … }, files: { 'kernel/errors.ts': … } }, each with lines and branches (covered, total, pct) and what each side alone covered. */
 export function mergeCoverage({ root, inProcess, children }) {

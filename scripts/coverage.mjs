@@ -1,5 +1,5 @@
 // `npm run coverage [-- <jest arguments>]`: line and branch coverage of the production code
-// (kernel/, pipeline/, gateway/, rest-facade/, server/, subgraphs/; not their generated/ folders)
+// (kernel/, pipeline/, database/, gateway/, rest-facade/, server/, subgraphs/; not their generated/ folders)
 // over the suite `npm test` runs, counted in the jest process and in every process and worker
 // thread the tests start. Prints the figures per top-level folder and writes coverage/summary.json.
 //
