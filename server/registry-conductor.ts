@@ -1,7 +1,7 @@
 import type { Worker } from 'node:cluster';
 import { DomainError } from '../kernel/errors.js';
 import { RefreshQueue } from '../subgraphs/models/domain/registry/refresh-queue.js';
-import { type Installed, type RefreshAsk, type RefreshReport, type RegistrySnapshot, announces } from '../subgraphs/models/domain/registry/model-registry.js';
+import { type Installed, type RefreshAsk, type RefreshReport, type RegistrySnapshot, announces, followsOnly } from '../subgraphs/models/domain/registry/model-registry.js';
 
 /**
  * With WORKERS, a registry refresh is one run for the whole process (DECISIONS, "Registry refresh"):
@@ -60,7 +60,11 @@ export class RegistryConductor {
   private poll?: NodeJS.Timeout;
 
   constructor(private readonly options: ConductorOptions) {
-    this.queue = new RefreshQueue((asks) => this.startRun(asks), options.spacingMs);
+    this.queue = new RefreshQueue(
+      (asks) => this.startRun(asks),
+      options.spacingMs,
+      (asks) => this.alreadyServed(asks),
+    );
   }
 
   /** A forked worker: what it says is heard from now on. */
@@ -118,9 +122,15 @@ export class RegistryConductor {
    * (the first worker's that installed it); workers that joined meanwhile then install what it serves.
    * Asks that only follow a revision served by the time the run starts gather nothing.
    */
+  /** The report of asks that only follow the revision served (its run brought it): they need no run. */
+  private alreadyServed(asks: RefreshAsk[]): RefreshReport | undefined {
+    const served = this.served?.installed;
+    return served && followsOnly(asks, served.revision) ? served.report : undefined;
+  }
+
   private async run(asks: RefreshAsk[]): Promise<RefreshReport> {
-    const served = this.served;
-    if (served && asks.every((ask) => ask.kind === 'follow' && ask.revision === served.installed.revision)) return served.installed.report;
+    const served = this.alreadyServed(asks);
+    if (served) return served;
     const gatherer = this.gatherer();
     const snapshot = (await this.job(gatherer, { kind: 'gather' })) as RegistrySnapshot;
     const members = [...this.members.values()];

@@ -68,6 +68,11 @@ export function announces(ask: RefreshAsk): boolean {
   return ask.kind === 'caller' || ask.kind === 'catalog-changed';
 }
 
+/** Whether the asks only follow `revision` (another replica's announcement of what this one serves already). */
+export function followsOnly(asks: RefreshAsk[], revision: string | null): boolean {
+  return asks.every((ask) => ask.kind === 'follow' && ask.revision === revision);
+}
+
 /**
  * What one refresh run gathered: every version's catalog entry with its artifacts, as fetched. A
  * snapshot is plain data, so that one gathering can be installed by every server of a process.
@@ -349,6 +354,8 @@ export class ModelRegistry implements RegistryMember {
   }
 
   private async compile(entry: RegistrySnapshot['versions'][number]): Promise<ModelVersion> {
+    const unchanged = this.unchangedBuild(entry);
+    if (unchanged) return { ...entry, compiled: unchanged };
     const { artifacts, rootClass } = entry;
     const texts = { schema: textOf(artifacts.schema), shacl: textOf(artifacts.shacl), owl: textOf(artifacts.owl) };
     const compiled = await compileValidators(await this.sources.preparer.prepare(texts, rootClass), rootClass);
@@ -357,6 +364,19 @@ export class ModelRegistry implements RegistryMember {
       if (state.state === 'failed') compiled.problems.push({ artifact: kind, message: state.message });
     }
     return { ...entry, compiled };
+  }
+
+  /**
+   * The validators served for this version when they were built from the same artifacts (by ETag)
+   * and root class: a refresh compiles only what changed, so that a catalog edit reaches every
+   * replica in a fraction of a second (scale.refresh_propagation.ms) and a large model is not
+   * compiled again when another one changes.
+   */
+  private unchangedBuild(entry: RegistrySnapshot['versions'][number]): CompiledValidators | undefined {
+    const served = this.index.versions.get(key(entry.model, entry.version));
+    if (!served || served.refreshProblems || served.rootClass !== entry.rootClass) return undefined;
+    const same = ARTIFACT_KINDS.every((kind) => entry.artifacts[kind].state !== 'failed' && stateTag(entry.artifacts[kind]) === stateTag(served.artifacts[kind]));
+    return same ? served.compiled : undefined;
   }
 
   private async loadArtifact(url: string | undefined): Promise<ArtifactState> {
@@ -382,7 +402,11 @@ export class LocalRefresh implements RefreshCoordinator {
 
   /** `spacingMs`: REGISTRY_REFRESH_MIN_INTERVAL_SECS, the least time between the end of one run and the start of the next. */
   constructor(spacingMs: number) {
-    this.queue = new RefreshQueue((asks) => this.run(asks), spacingMs);
+    this.queue = new RefreshQueue(
+      (asks) => this.run(asks),
+      spacingMs,
+      (asks) => this.alreadyServed(asks),
+    );
   }
 
   attach(member: RegistryMember): void {
@@ -393,9 +417,16 @@ export class LocalRefresh implements RefreshCoordinator {
     return this.queue.ask(ask);
   }
 
+  /** The report of asks that only follow the revision served (a run brought it): they need no run. */
+  private alreadyServed(asks: RefreshAsk[]): RefreshReport | undefined {
+    const member = this.member!;
+    return followsOnly(asks, member.revision()) ? member.report() : undefined;
+  }
+
   private async run(asks: RefreshAsk[]): Promise<RefreshReport> {
     const member = this.member!;
-    if (asks.every((ask) => ask.kind === 'follow' && ask.revision === member.revision())) return member.report();
+    const served = this.alreadyServed(asks);
+    if (served) return served;
     const { report } = await member.install(await member.gather());
     if (asks.some(announces)) member.announce();
     return report;

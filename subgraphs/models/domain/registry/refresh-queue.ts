@@ -5,7 +5,11 @@
  * than `spacingMs` after the previous one ended. Nobody is refused: an ask waits for its run.
  *
  * A run is given every ask that joined it (`A`), so that it can tell what they want of it (to be
- * announced to other replicas, or only to follow a revision it may already serve).
+ * announced to other replicas, or only to follow a revision it may already serve). Asks that the run
+ * before them already answered (`answered`: every worker of a replica hears one announcement, and
+ * the second worker's ask queues behind the run the first one's started) are answered when that run
+ * ends, without waiting for the spacing and without counting as a run: a run that did nothing would
+ * otherwise push the next real one a whole spacing later (scale.refresh_propagation.ms, bench/PROFILE.md).
  */
 export class RefreshQueue<A, R> {
   /** The run that has not started yet: every new ask joins it. */
@@ -17,6 +21,7 @@ export class RefreshQueue<A, R> {
   constructor(
     private readonly run: (asks: A[]) => Promise<R>,
     private readonly spacingMs: number,
+    private readonly answered: (asks: A[]) => R | undefined = () => undefined,
   ) {}
 
   ask(ask: A): Promise<R> {
@@ -32,6 +37,11 @@ export class RefreshQueue<A, R> {
 
   private async startAfter(previous: Promise<unknown>, asks: A[]): Promise<R> {
     await previous.catch(() => undefined);
+    const answer = this.answered(asks);
+    if (answer !== undefined) {
+      this.next = null;
+      return answer;
+    }
     const wait = this.lastEnd + this.spacingMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     this.next = null;

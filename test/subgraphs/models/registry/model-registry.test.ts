@@ -9,11 +9,16 @@ import { prepareArtifacts } from '../../../../subgraphs/models/domain/validation
 const SCHEMA = 'https://models.test/widget/1.0/schema.json';
 const WIDGET_SCHEMA = JSON.stringify({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } });
 
-function registryOf(catalog: () => unknown, bodies: Record<string, string>): ModelRegistry {
+function registryOf(catalog: () => unknown, bodies: Record<string, string>, prepared: string[] = []): ModelRegistry {
   const sources: RegistrySources = {
     catalog: { load: async () => catalog() },
     artifacts: { fetch: async (url) => (url in bodies ? { found: true, body: Buffer.from(bodies[url]!) } : { found: false }) },
-    preparer: { prepare: async (texts, rootClass) => prepareArtifacts(texts, rootClass) },
+    preparer: {
+      prepare: async (texts, rootClass) => {
+        prepared.push(texts.schema ?? '(no schema)');
+        return prepareArtifacts(texts, rootClass);
+      },
+    },
   };
   return new ModelRegistry(sources);
 }
@@ -67,6 +72,30 @@ test('a refresh swaps in the new catalog at once; one whose artifact fails keeps
   const report = await registry.refresh();
   expect(report.errors).toEqual([expect.objectContaining({ model: 'widget', version: '1.0', artifact: 'schema' })]);
   expect((await registry.validate('widget', '1.0', { id: 5 })).passed).toBe(false); // the previous schema still checks
+});
+
+test('a refresh compiles only the versions whose artifacts or root class changed; the others keep their validators', async () => {
+  let catalog: Array<Record<string, string>> = widgets;
+  const bodies: Record<string, string> = { [SCHEMA]: WIDGET_SCHEMA };
+  const prepared: string[] = [];
+  const registry = registryOf(() => catalog, bodies, prepared);
+  await registry.load();
+  expect(prepared).toHaveLength(2);
+
+  catalog = widgets.map((entry) => ({ ...entry, label: `${entry.model}, relabelled` }));
+  await registry.refresh();
+  expect(prepared).toHaveLength(2);
+  expect(registry.find('widget', '1.0')).toMatchObject({ label: 'widget, relabelled' });
+  expect((await registry.validate('widget', '1.0', { id: 5 })).passed).toBe(false);
+
+  bodies[SCHEMA] = JSON.stringify({ type: 'object', required: ['id'], properties: { id: { type: 'number' } } });
+  await registry.refresh();
+  expect(prepared.slice(2)).toEqual([bodies[SCHEMA]]);
+  expect((await registry.validate('widget', '1.0', { id: 5 })).passed).toBe(true);
+
+  catalog = catalog.map((entry) => (entry.model === 'widget' ? { ...entry, root_class: 'Widget' } : entry));
+  await registry.refresh();
+  expect(prepared.slice(3)).toEqual([bodies[SCHEMA]]);
 });
 
 test('a catalog that cannot be loaded is REGISTRY_ERROR and the index in use stays', async () => {

@@ -71,3 +71,22 @@ test('the next run starts no sooner than the spacing after the last one ended; a
   expect(c).toBe(2);
   expect(starts[1]! - ended).toBeGreaterThanOrEqual(290);
 });
+
+test('asks the run before them already answered get its answer when it ends, without a run or the spacing', async () => {
+  const starts: string[][] = [];
+  let served = '';
+  const queue = new RefreshQueue(
+    async (asks: string[]) => {
+      starts.push(asks);
+      served = asks[0]!;
+      return served;
+    },
+    60_000,
+    (asks) => (asks.every((ask) => ask === served) ? served : undefined),
+  );
+  const first = queue.ask('rev-1');
+  await settle();
+  const echo = queue.ask('rev-1'); // queued behind the first run, which brings what it asks for
+  expect(await Promise.all([first, echo])).toEqual(['rev-1', 'rev-1']);
+  expect(starts).toEqual([['rev-1']]);
+});
