@@ -6,7 +6,7 @@ import { ConfigError } from '../../kernel/config/env.js';
 import { IDE_ASSETS } from '../../gateway/ide.js';
 import { readSystemConfig } from '../../server/config.js';
 import { launchChromium } from '../support/chromium.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { localProfileEnv } from '../subgraphs/indicators/local-profile.js';
 
 /**
@@ -39,7 +39,7 @@ describe('GRAPHQL_IDE=true', () => {
   let gateway: string;
   beforeAll(async () => {
     // The local profile's settings: its sample model, introspection on (GraphiQL's completion and docs).
-    sut = await startTestSystem({ ...NO_AUTH, ...localProfileEnv(), GRAPHQL_INTROSPECTION: 'true', GRAPHQL_IDE: 'true' });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...localProfileEnv(), GRAPHQL_INTROSPECTION: 'true', GRAPHQL_IDE: 'true' });
     gateway = sut.url('gateway');
   });
   afterAll(() => sut?.stop());
@@ -166,7 +166,7 @@ describe('GRAPHQL_IDE unset (the default of npm run serve)', () => {
   let sut: TestSystem;
   let gateway: string;
   beforeAll(async () => {
-    sut = await startTestSystem(BASE_ENV);
+    sut = await startInProcessSystem(BASE_ENV);
     gateway = sut.url('gateway');
   });
   afterAll(() => sut?.stop());

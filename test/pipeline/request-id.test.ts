@@ -2,13 +2,14 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { miniModelHost } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 
 /**
  * The request id concern (pipeline/request-id.ts) at both doors and across the hop to a
  * remote subgraph: a well-formed incoming `x-request-id` is answered back and sent on, so a trace
- * joins up; anything else is replaced by a new id.
+ * joins up; anything else is replaced by a new id. What is tested is a plugin of the pipeline, not
+ * the process layout: the four roles run in this jest process (their hop is real HTTP).
  */
 const SECRET = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
 let host: ArtifactHost;
@@ -36,10 +37,10 @@ beforeAll(async () => {
   const mini = await miniModelHost();
   host = mini.host;
   const env = { ...mini.env, ...NO_AUTH, ...SECRET };
-  models = await startTestSystem({ ...env, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'models' });
-  const indicators = await startTestSystem({ ...env, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'indicators' });
-  const impact = await startTestSystem({ ...env, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'impact' });
-  edge = await startTestSystem({
+  models = await startInProcessSystem({ ...env, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'models' });
+  const indicators = await startInProcessSystem({ ...env, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'indicators' });
+  const impact = await startInProcessSystem({ ...env, PROCESS_ROLE: 'subgraph', SUBGRAPH: 'impact' });
+  edge = await startInProcessSystem({
     ...NO_AUTH,
     ...SECRET,
     PROCESS_ROLE: 'gateway',

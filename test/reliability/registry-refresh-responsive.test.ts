@@ -42,6 +42,10 @@ describeWithSharedData(PUBLISHED)('a refresh of a big catalog (two copies of the
   });
 
   test('/admin/health and GET /models keep answering while it compiles', async () => {
+    // New artifact texts (a trailing line: new ETags, the same model): a refresh compiles only what changed.
+    for (const version of VERSIONS) {
+      for (const [file, published] of Object.entries(FILES)) host.serve(`/re/${version}/${file}`, readFileSync(sharedPath(PUBLISHED, published), 'utf8') + '\n');
+    }
     const lastBytes = VERSIONS.flatMap((version) => Object.keys(FILES).map((file) => host.served(`/re/${version}/${file}`)));
     let refreshed = false;
     const refreshing = call(core, 'POST', '/admin/registry/refresh').finally(() => (refreshed = true));
@@ -76,12 +80,14 @@ describeWithSharedData(PUBLISHED)('a refresh of a big catalog (two copies of the
  * is now held to REGISTRY_REFRESH_TIMEOUT_SECS (45 s) instead, and always answers: its report, or
  * past its own timeout the contract's REGISTRY_ERROR while the run goes on.
  *
- * A slow artifact host makes the refresh slow: the catalog and each artifact answer after 6 s
- * (within REGISTRY_FETCH_TIMEOUT_MS, 10 s), so a run takes 12 s; a refresh asked while another runs
- * waits for it, then for its own run, past the 20 s deadline.
+ * A slow artifact host makes the refresh slow: the catalog and each artifact answer after 1.5 s, so
+ * a run takes 3 s; a refresh asked while another runs waits for it, the spacing (1 s), then its own
+ * run: some 7 s, past the request deadline, which these tests set to 3 s (the setting they are
+ * about) rather than wait out the default 20 s.
  */
 describe('a refresh slower than the request deadline', () => {
-  const HOST_DELAY_MS = 6000;
+  const HOST_DELAY_MS = 1500;
+  const DEADLINE = { REQUEST_MAX_DURATION_MS: '3000' };
   let mini: Awaited<ReturnType<typeof miniModelHost>>;
 
   beforeAll(async () => {
@@ -95,15 +101,15 @@ describe('a refresh slower than the request deadline', () => {
     for (const file of ['schema.json', 'shacl.ttl', 'owl.ttl'] as const) mini.host.serve(`/mini/1.0/${file}`, { body: miniArtifact(file), delayMs });
   }
 
-  test('still answers its report, past REQUEST_MAX_DURATION_MS (20 s)', async () => {
-    // The mini host's shortened fetch timeout left out: the default's 10 s let the host take 6.
-    const sut = await startTestSystem({ ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined });
+  test('still answers its report, past REQUEST_MAX_DURATION_MS', async () => {
+    // The mini host's shortened fetch timeout (2 s) left out: the default's 10 s let the host take its time.
+    const sut = await startTestSystem({ ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined, ...DEADLINE });
     slowHost(HOST_DELAY_MS);
     const catalogAsked = () => mini.host.hits.get('/catalog.json') ?? 0;
     const asked = catalogAsked();
     const first = call(sut.url('core'), 'POST', '/admin/registry/refresh');
     await eventually(() => catalogAsked() > asked, { intervalMs: 10 });
-    // Asked once the first run has begun: answered by the run after it, some 25 s from now.
+    // Asked once the first run has begun: answered by the run after it, some 7 s from now.
     const second = await call(sut.url('core'), 'POST', '/admin/registry/refresh');
     expect(second.status).toBe(200);
     expect(second.json).toEqual({ refreshed_at: expect.any(String), models_found: 1, errors: [] });
@@ -113,24 +119,26 @@ describe('a refresh slower than the request deadline', () => {
   });
 
   /**
-   * Distributed mode: the edge's REST facade, its gateway's fetch (SUBGRAPH_TIMEOUT_MS, 30 s) and the
-   * models subgraph's port each held the request to its own deadline. The host takes 8 s per step
-   * here, so that the second refresh (some 33 s) outlasts both.
+   * Distributed mode: the edge's REST facade, its gateway's fetch (SUBGRAPH_TIMEOUT_MS) and the
+   * models subgraph's port each held the request to its own deadline; both are 3 s here, so that the
+   * second refresh (some 7 s) outlasts both.
    */
   test('over the hop to a remote models subgraph, past REQUEST_MAX_DURATION_MS and SUBGRAPH_TIMEOUT_MS', async () => {
     const secret = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
-    const env = { ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined, ...secret };
+    const env = { ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined, ...secret, ...DEADLINE };
     const [models, indicators, impact] = await Promise.all(['models', 'indicators', 'impact'].map((name) => startTestSystem({ ...env, PROCESS_ROLE: 'subgraph', SUBGRAPH: name })));
     const subgraphUrl = (system: TestSystem, name: string) => `${system.url(`subgraph:${name}`)}/graphql`;
     const edge = await startTestSystem({
       ...NO_AUTH,
       ...secret,
+      ...DEADLINE,
+      SUBGRAPH_TIMEOUT_MS: '3000',
       PROCESS_ROLE: 'gateway',
       MODELS_SUBGRAPH_URL: subgraphUrl(models!, 'models'),
       INDICATORS_SUBGRAPH_URL: subgraphUrl(indicators!, 'indicators'),
       IMPACT_SUBGRAPH_URL: subgraphUrl(impact!, 'impact'),
     });
-    slowHost(8000);
+    slowHost(HOST_DELAY_MS);
     const catalogAsked = () => mini.host.hits.get('/catalog.json') ?? 0;
     const asked = catalogAsked();
     const first = call(edge.url('core'), 'POST', '/admin/registry/refresh');

@@ -1,6 +1,6 @@
 import { DEFAULT_JSON_MAX_DEPTH } from '../../kernel/json-depth.js';
 import { HOSTILE_SYSTEM_ENV, expectNoLeak } from '../support/hostile-input.js';
-import { type Answer, NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type Answer, NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue 8, hostile input: bodies at the size limit and one byte over (413), nested to the depth
@@ -122,7 +122,7 @@ const send = (sut: TestSystem, target: Target, text: string) => call(sut.url(tar
 describe(`SERVER_REQUEST_MAX_BYTES=${MAX_BYTES} and the default depth limit`, () => {
   let sut: TestSystem;
   beforeAll(async () => {
-    sut = await startTestSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV, SERVER_REQUEST_MAX_BYTES: String(MAX_BYTES) });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV, SERVER_REQUEST_MAX_BYTES: String(MAX_BYTES) });
   });
   afterAll(() => sut?.stop());
 
@@ -163,7 +163,7 @@ describe('100,000 levels, 100,000 elements (default 1 MiB limit): answered, not 
   let sut: TestSystem;
   const big = Array.from({ length: 100_000 }, (_, i) => i % 10);
   beforeAll(async () => {
-    sut = await startTestSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV });
   });
   afterAll(() => sut?.stop());
 

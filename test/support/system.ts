@@ -70,9 +70,11 @@ export interface InProcessSystem extends TestSystem {
 }
 
 /**
- * The system in this jest process, one process (no workers), for the few tests that must step its
- * clock (`Date`: a key set's refetch window, test/support/clock.ts), which no child process shares.
- * Every other test runs `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`.
+ * The system in this jest process, one process (no workers): for tests that must step its clock
+ * (`Date`: a key set's refetch window, test/support/clock.ts), which no child process shares, and
+ * for tests of a plugin or a door, whose subject does not depend on the process layout (the test
+ * pyramid, docs/DECISIONS.md "Tests"). Tests of what deployments run (workers, replicas, shutdown,
+ * the serve defaults) run `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`.
  */
 export async function startInProcessSystem(env: Record<string, string | undefined>, options: { logs?: boolean; stockExecutorOnly?: boolean } = {}): Promise<InProcessSystem> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));

@@ -1,8 +1,13 @@
 import { JwksServer, TEST_AUDIENCE, TEST_ISSUER, nowSecs } from '../../support/jwks-server.js';
 import { miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
 import type { ArtifactHost } from '../../support/artifact-host.js';
-import { type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 
+/**
+ * Each auth mode at the core facade's door, with a real key set and real signed tokens. The
+ * identity plugin is what is tested, not the process layout: each system runs in this jest process
+ * (the JWKS cache per worker: kernel/identity/jwks-across-workers.test.ts).
+ */
 let host: ArtifactHost;
 let registryEnv: Record<string, string>;
 
@@ -23,7 +28,7 @@ describe('jwt_jwks with a real key set and real signed tokens', () => {
 
   beforeAll(async () => {
     idp = await JwksServer.start();
-    sut = await startTestSystem({ ...registryEnv, ...idp.authEnv() });
+    sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv() });
     core = sut.url('core');
   });
   afterAll(async () => {
@@ -95,7 +100,7 @@ describe('jwt_jwks with the key set unreachable and nothing cached', () => {
     const token = await idp.sign();
     const env = idp.authEnv();
     await idp.close();
-    const sut = await startTestSystem({ ...registryEnv, ...env });
+    const sut = await startInProcessSystem({ ...registryEnv, ...env });
     try {
       const answer = await call(sut.url('core'), 'GET', '/models', { headers: bearer(token) });
       expect(answer.status).toBe(503);
@@ -108,7 +113,7 @@ describe('jwt_jwks with the key set unreachable and nothing cached', () => {
 
 describe('forward_auth', () => {
   test('identity headers from a trusted peer are accepted; a blank subject is 401', async () => {
-    const sut = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth' });
+    const sut = await startInProcessSystem({ ...registryEnv, AUTH_MODE: 'forward_auth' });
     try {
       const core = sut.url('core');
       expect((await call(core, 'GET', '/models', { headers: { 'x-auth-subject': 'alice', 'x-auth-scopes': 'records:read' } })).status).toBe(200);
@@ -120,7 +125,7 @@ describe('forward_auth', () => {
   });
 
   test('identity headers from a peer outside AUTH_FORWARD_TRUSTED_PROXIES are refused', async () => {
-    const sut = await startTestSystem({ ...registryEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/8' });
+    const sut = await startInProcessSystem({ ...registryEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '10.0.0.0/8' });
     try {
       const answer = await call(sut.url('core'), 'GET', '/models', { headers: { 'x-auth-subject': 'alice' } });
       expect(answer.status).toBe(401);
@@ -133,11 +138,11 @@ describe('forward_auth', () => {
 
 describe('none', () => {
   test('does not start without AUTH_ALLOW_INSECURE_NONE=true, naming the variable', async () => {
-    await expect(startTestSystem({ ...registryEnv, AUTH_MODE: 'none' })).rejects.toThrow(/AUTH_ALLOW_INSECURE_NONE/);
+    await expect(startInProcessSystem({ ...registryEnv, AUTH_MODE: 'none' })).rejects.toThrow(/AUTH_ALLOW_INSECURE_NONE/);
   });
 
   test('with it, every caller is the local identity', async () => {
-    const sut = await startTestSystem({ ...registryEnv, AUTH_MODE: 'disabled', AUTH_ALLOW_INSECURE_NONE: 'true' });
+    const sut = await startInProcessSystem({ ...registryEnv, AUTH_MODE: 'disabled', AUTH_ALLOW_INSECURE_NONE: 'true' });
     try {
       expect((await call(sut.url('core'), 'GET', '/models')).status).toBe(200);
     } finally {
@@ -154,7 +159,7 @@ describe('AUTH_POLICY_FILE adds requirements: 403 FORBIDDEN when they are not me
     const policy = path.join(mkdtempSync(path.join(tmpdir(), 'policy-')), 'policy.json');
     writeFileSync(policy, JSON.stringify({ 'models.validate': { roles: ['validator'] }, 'service.openapi': { scopes: ['docs:read'] } }));
     const idp = await JwksServer.start();
-    const sut = await startTestSystem({ ...registryEnv, ...idp.authEnv(), AUTH_POLICY_FILE: policy });
+    const sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv(), AUTH_POLICY_FILE: policy });
     try {
       const core = sut.url('core');
       const body = { payload: VALID_WIDGET };

@@ -1,5 +1,5 @@
 import { JwksServer } from '../../support/jwks-server.js';
-import { type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 import { SAMPLE_SCORES, localProfileEnv, sampleRequest } from './local-profile.js';
 
 /**
@@ -13,7 +13,7 @@ describe('indicator facade with a jwt_jwks core', () => {
 
   beforeAll(async () => {
     idp = await JwksServer.start();
-    sut = await startTestSystem({ ...idp.authEnv(), ...localProfileEnv() });
+    sut = await startInProcessSystem({ ...idp.authEnv(), ...localProfileEnv() });
   });
   afterAll(async () => {
     await sut?.stop();
@@ -53,7 +53,7 @@ describe('indicator facade with a forward_auth core', () => {
   let sut: TestSystem;
   // Dual-stack: an IPv4 caller is a trusted proxy, an IPv6 one (::1) is not; the core is called on 127.0.0.1.
   beforeAll(async () => {
-    sut = await startTestSystem({ ...localProfileEnv(), AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '127.0.0.1/32', SERVER_HOST: '::' });
+    sut = await startInProcessSystem({ ...localProfileEnv(), AUTH_MODE: 'forward_auth', AUTH_FORWARD_TRUSTED_PROXIES: '127.0.0.1/32', SERVER_HOST: '::' });
   });
   const compute = (host: string) =>
     call(`http://${host}:${new URL(sut.url('indicators')).port}`, 'POST', '/compute', { body: sampleRequest(), headers: { 'x-auth-subject': 'dana', 'x-auth-scopes': 'records:read' } });
