@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { JwksServer } from '../support/jwks-server.js';
-import { type Answer, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type Answer, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { backendsUnderTest, createDatabase, type TestDatabase } from '../subgraphs/models/store/support.js';
 import { bearer, coreCreate, coreQuery, ids, recordsModelHost, recordsQuery, recordsStore } from '../subgraphs/models/records/support.js';
 
@@ -46,7 +46,7 @@ describe.each(await backendsUnderTest())('tenant isolation on %s', (backend) => 
     host = models.host;
     idp = await JwksServer.start();
     database = await createDatabase(backend);
-    sut = await startTestSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: database.url, METRICS_ENABLED: 'true' });
+    sut = await startInProcessSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: database.url, METRICS_ENABLED: 'true' });
     core = sut.url('core');
     records = sut.url('records');
     gateway = sut.url('gateway');

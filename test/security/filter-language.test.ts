@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { type Backend, type TestDatabase, backendsUnderTest, createDatabase } from '../subgraphs/models/store/support.js';
 import { HOSTILE_SYSTEM_ENV, RUNS, expectNoLeak, hostileJson, hostileString } from '../support/hostile-input.js';
-import { type Answer, NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type Answer, NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue 8, hostile input: property-based tests of the records filter language through core
@@ -187,7 +187,7 @@ const systems: Backed[] = [];
 beforeAll(async () => {
   for (const backend of backends) {
     const database = await createDatabase(backend);
-    const sut = await startTestSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV, DATABASE_URL: database.url });
+    const sut = await startInProcessSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV, DATABASE_URL: database.url });
     systems.push({ backend, database, sut });
     // Seeded one after another in id order, so creation order is the same on both backends.
     for (const [index, payload] of SEED.entries()) {

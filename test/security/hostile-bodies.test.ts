@@ -12,7 +12,7 @@ import {
   hostileObject,
   hostileString,
 } from '../support/hostile-input.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue 8, hostile input: random JSON (and broken JSON) into every facade's body parsing. Whatever
@@ -44,7 +44,7 @@ describe.each<Backend>(await backendsUnderTest())('every facade on %s', (backend
 
   beforeAll(async () => {
     database = await createDatabase(backend);
-    sut = await startTestSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV, DATABASE_URL: database.url });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV, DATABASE_URL: database.url });
     url = (listener) => sut.url(listener);
   });
   afterAll(async () => {

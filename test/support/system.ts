@@ -76,23 +76,25 @@ export interface InProcessSystem extends TestSystem {
  * pyramid, docs/DECISIONS.md "Tests"). Tests of what deployments run (workers, replicas, shutdown,
  * the serve defaults) run `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`.
  */
-export async function startInProcessSystem(env: Record<string, string | undefined>, options: { logs?: boolean; stockExecutorOnly?: boolean } = {}): Promise<InProcessSystem> {
+export async function startInProcessSystem(env: Record<string, string | undefined>, options: TestSystemOptions & { logs?: boolean; stockExecutorOnly?: boolean } = {}): Promise<InProcessSystem> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));
-  const config = readSystemConfig({
-    SERVER_HOST: '127.0.0.1',
-    CORE_PORT: '0',
-    INDICATORS_PORT: '0',
-    IMPACT_PORT: '0',
-    RECORDS_PORT: '0',
-    GATEWAY_PORT: '0',
-    SUBGRAPH_PORT: '0',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
-    ...env,
-  });
+  const database = options.store === 'postgresql' ? await createDatabase('postgresql') : undefined;
+  const removeStore = async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await database?.drop();
+  };
   const logs: Array<Record<string, any>> = [];
   const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(JSON.parse(chunk.toString())), done()) });
-  const system = await startSystem(config, { logger: options.logs ? createLogger({ level: 'info', destination }) : pino({ level: 'silent' }), stockExecutorOnly: options.stockExecutorOnly });
+  let system: RunningSystem;
+  try {
+    system = await startSystem(readInProcessConfig(database?.url ?? `file:${path.join(dir, 'records.db')}`, env), {
+      logger: options.logs ? createLogger({ level: 'info', destination }) : pino({ level: 'silent' }),
+      stockExecutorOnly: options.stockExecutorOnly,
+    });
+  } catch (error) {
+    await removeStore();
+    throw error;
+  }
   const port = (listener: string) => system.ports[listener] ?? fail(`no listener ${listener}`);
   return {
     system,
@@ -102,9 +104,25 @@ export async function startInProcessSystem(env: Record<string, string | undefine
     port,
     stop: stopAtScopeEnd(async () => {
       await system.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await removeStore();
     }),
   };
+}
+
+/** The settings of `startInProcessSystem`: free ports, no log lines, the store given; `env` over them. */
+function readInProcessConfig(databaseUrl: string, env: Record<string, string | undefined>) {
+  return readSystemConfig({
+    SERVER_HOST: '127.0.0.1',
+    CORE_PORT: '0',
+    INDICATORS_PORT: '0',
+    IMPACT_PORT: '0',
+    RECORDS_PORT: '0',
+    GATEWAY_PORT: '0',
+    SUBGRAPH_PORT: '0',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+    ...env,
+  });
 }
 
 function logLines(output: string): Array<Record<string, any>> {

@@ -1,6 +1,6 @@
 import { ArtifactHost } from '../../support/artifact-host.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem, STORES } from '../../support/system.js';
 
 describe.each(STORES)('on %s', (store) => {
   let host: ArtifactHost;
@@ -15,7 +15,7 @@ describe.each(STORES)('on %s', (store) => {
     host.serve('/mini/2.0/shacl.ttl', 'this is @@ not turtle');
     host.serve('/mini/2.0/owl.ttl', { status: 500, body: 'upstream secret stack trace' });
     host.serve('/catalog.json', JSON.stringify([...mini.catalog, { model: 'mini', version: '2.0', base_url: `${host.url}/mini/2.0` }, { model: 'aaa', version: '0.1' }]));
-    sut = await startTestSystem({ ...NO_AUTH, ...mini.env, METRICS_ENABLED: 'true' }, { store });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...mini.env, METRICS_ENABLED: 'true' }, { store });
     core = sut.url('core');
   });
 

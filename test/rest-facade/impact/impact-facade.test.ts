@@ -6,7 +6,7 @@ import { SMALL_PROJECT, breakProject, snapshotDirectory, writeBrightwayProject }
 import { launchChromium } from '../../support/chromium.js';
 import { openApiProblems } from '../../support/openapi.js';
 import { ArtifactHost } from '../../support/artifact-host.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem, STORES } from '../../support/system.js';
 
 describe.each(STORES)('on %s', (store) => {
   const validRequest = {
@@ -25,7 +25,7 @@ describe.each(STORES)('on %s', (store) => {
     project = writeBrightwayProject(dir, SMALL_PROJECT);
     // A stand-in core that counts every request: /compute must never call it.
     core = await new ArtifactHost().start();
-    sut = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', BACKGROUND_PROJECT_DIR: project, CORE_BASE_URL: core.url }, { store });
+    sut = await startInProcessSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', BACKGROUND_PROJECT_DIR: project, CORE_BASE_URL: core.url }, { store });
     impact = sut.url('impact');
   });
   afterAll(async () => {
@@ -98,7 +98,7 @@ describe.each(STORES)('on %s', (store) => {
     test('a project that cannot be opened is 503 BACKGROUND_PROJECT_UNAVAILABLE saying which part', async () => {
       const broken = writeBrightwayProject(dir, { ...SMALL_PROJECT, name: 'broken_project' });
       breakProject(broken, 'malformed-databases-json');
-      const other = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', BACKGROUND_PROJECT_DIR: broken }, { store });
+      const other = await startInProcessSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', BACKGROUND_PROJECT_DIR: broken }, { store });
       try {
         const answer = await call(other.url('impact'), 'GET', '/capabilities');
         expect(answer.status).toBe(503);

@@ -1,5 +1,5 @@
 import { openApiProblems } from '../../support/openapi.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem, STORES } from '../../support/system.js';
 import { json, passedReport, startServer, type TestServer } from '../../subgraphs/indicators/http-fixtures.js';
 import { SAMPLE_SCORES, SAMPLE_TEMPLATE, localProfileEnv, sampleRequest } from '../../subgraphs/indicators/local-profile.js';
 
@@ -12,7 +12,7 @@ describe.each(STORES)('on %s', (store) => {
     const compute = (body: unknown, headers: Record<string, string> = {}) => call(indicators, 'POST', '/compute', { body, headers });
 
     beforeAll(async () => {
-      sut = await startTestSystem({ ...NO_AUTH, ...localProfileEnv() }, { store });
+      sut = await startInProcessSystem({ ...NO_AUTH, ...localProfileEnv() }, { store });
       indicators = sut.url('indicators');
     });
     afterAll(() => sut?.stop());
@@ -176,7 +176,7 @@ describe.each(STORES)('on %s', (store) => {
     beforeAll(async () => {
       core = await startServer(() => json(200, passedReport()));
       artifacts = await startServer((request) => ARTIFACTS[request.url]?.() ?? { status: 404 });
-      sut = await startTestSystem(
+      sut = await startInProcessSystem(
         {
           ...NO_AUTH,
           REGISTRY_CATALOG_JSON: '[]',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../../support/artifact-host.js';
 import { openApiProblems } from '../../support/openapi.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem, STORES } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem, STORES } from '../../support/system.js';
 import { MINI, coreCreate, coreQuery, expectError, ids, recordsModelHost, recordsQuery, recordsStore, widget } from '../../subgraphs/models/records/support.js';
 
 /** The core's `:create`/`:query` and the records backend through real HTTP, one process, SQLite. */
@@ -17,7 +17,7 @@ describe.each(STORES)('on %s', (store) => {
   beforeAll(async () => {
     const models = await recordsModelHost();
     host = models.host;
-    sut = await startTestSystem({ ...NO_AUTH, ...models.env, METRICS_ENABLED: 'true', SERVER_REQUEST_MAX_BYTES: String(MAX_BYTES) }, { store });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...models.env, METRICS_ENABLED: 'true', SERVER_REQUEST_MAX_BYTES: String(MAX_BYTES) }, { store });
     core = sut.url('core');
     records = sut.url('records');
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../../../support/artifact-host.js';
 import { JwksServer } from '../../../support/jwks-server.js';
-import { type TestSystem, call, startTestSystem } from '../../../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../../../support/system.js';
 import { backendsUnderTest, createDatabase, type TestDatabase } from '../store/support.js';
 import { bearer, coreCreate, coreQuery, expectError, graphql, ids, recordsModelHost, recordsQuery, recordsStore, widget } from './support.js';
 
@@ -36,7 +36,7 @@ describe.each(backends)('records access on %s', (backend) => {
     modelsEnv = models.env;
     idp = await JwksServer.start();
     database = await createDatabase(backend);
-    sut = await startTestSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: database.url });
+    sut = await startInProcessSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: database.url });
     core = sut.url('core');
     records = sut.url('records');
     gateway = sut.url('gateway');
@@ -226,7 +226,7 @@ describe.each(backends)('records access on %s', (backend) => {
 
   test('Record is a federation entity: the models subgraph resolves a reference with the same visibility', async () => {
     const id = await aliceRecord();
-    const subgraph = await startTestSystem({
+    const subgraph = await startInProcessSystem({
       ...modelsEnv,
       ...idp.authEnv(),
       DATABASE_URL: database.url,
@@ -251,7 +251,7 @@ test('a key set that does not answer is 503: unavailable on the records backend,
   const idp = await JwksServer.start();
   const token = bearer(await idp.sign({ scope: BOTH }));
   await idp.down();
-  const sut = await startTestSystem({ ...models.env, ...idp.authEnv() });
+  const sut = await startInProcessSystem({ ...models.env, ...idp.authEnv() });
   try {
     expectError(await call(sut.url('records'), 'GET', '/records/x', { headers: token }), 503, 'unavailable');
     expectError(await coreQuery(sut.url('core'), {}, token), 503, 'AUTH_UNAVAILABLE');

@@ -75,7 +75,7 @@ test('a refresh swaps in the new catalog at once; one whose artifact fails keeps
 });
 
 test('a refresh compiles only the versions whose artifacts or root class changed; the others keep their validators', async () => {
-  let catalog: Array<Record<string, string>> = widgets;
+  let catalog: Array<Record<string, string | undefined>> = widgets;
   const bodies: Record<string, string> = { [SCHEMA]: WIDGET_SCHEMA };
   const prepared: string[] = [];
   const registry = registryOf(() => catalog, bodies, prepared);
