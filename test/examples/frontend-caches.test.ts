@@ -1,4 +1,4 @@
-import { type TestSystem, NO_AUTH, call, startTestSystem } from '../support/system.js';
+import { type TestSystem, NO_AUTH, call, startInProcessSystem } from '../support/system.js';
 import { twoVersionsProfile } from '../subgraphs/indicators/local-profile.js';
 import { KIT, SUPERGRAPH, typeCheck } from './kit.js';
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
     import('../../examples/frontend/src/urql.js'),
     import('../../examples/frontend/generated/graphql.js'),
   ]);
-  sut = await startTestSystem({ ...NO_AUTH, ...twoVersionsProfile() });
+  sut = await startInProcessSystem({ ...NO_AUTH, ...twoVersionsProfile() });
   endpoint = `${sut.url('gateway')}/graphql`;
   for (const version of VERSIONS) served[version] = await screens.questionnaireForm(client.graphClient(endpoint), FAMILY, version);
 }, 180_000);

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectPath } from '../../kernel/project.js';
-import { type TestSystem, startTestSystem } from '../support/system.js';
+import { type TestSystem, startInProcessSystem } from '../support/system.js';
 import { localProfileEnv } from '../subgraphs/indicators/local-profile.js';
 import { KIT, SUPERGRAPH, typeCheck } from './kit.js';
 
@@ -44,7 +44,7 @@ describe('the frontend kit against the running graph (local profile model)', () 
     await typeCheck(KIT, SUPERGRAPH); // the generated documents the screens import
     screens = await import('../../examples/frontend/src/screens.js');
     client = await import('../../examples/frontend/src/client.js');
-    system = await startTestSystem({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', ...localProfileEnv() });
+    system = await startInProcessSystem({ AUTH_MODE: 'none', AUTH_ALLOW_INSECURE_NONE: 'true', ...localProfileEnv() });
   }, 120_000);
   afterAll(() => system?.stop());
 

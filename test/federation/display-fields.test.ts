@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type FieldDefinitionNode, Kind, parse, print } from 'graphql';
 import { projectPath } from '../../kernel/project.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { SAMPLE_DIR } from '../subgraphs/indicators/local-profile.js';
 
 /**
@@ -74,7 +74,7 @@ describe('display fields: non-null where always there, null where a model versio
       { model: MODEL, version: WITH_TEXTS, base_url: `${base}/${WITH_TEXTS}/`, label: 'RE indicators (sample)' },
       { model: MODEL, version: WITHOUT_TEXTS, base_url: `${base}/${WITHOUT_TEXTS}/` },
     ];
-    sut = await startTestSystem({
+    sut = await startInProcessSystem({
       ...NO_AUTH,
       REGISTRY_CATALOG_JSON: JSON.stringify(catalog),
       REGISTRY_ALLOW_FILE_URLS: 'true',

@@ -1,4 +1,4 @@
-import { NO_AUTH, type TestSystem, call, startInProcessSystem, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { globalId } from '../../kernel/graphql/global-id.js';
 import { sampleRequest, twoVersionsProfile } from '../subgraphs/indicators/local-profile.js';
 
@@ -22,7 +22,7 @@ const RECORD_ID = 'global-ids-record-1';
 
 beforeAll(async () => {
   const profile = twoVersionsProfile();
-  [sut, stock] = await Promise.all([startTestSystem({ ...NO_AUTH, ...profile }), startInProcessSystem({ ...NO_AUTH, ...profile }, { stockExecutorOnly: true })]);
+  [sut, stock] = await Promise.all([startInProcessSystem({ ...NO_AUTH, ...profile }), startInProcessSystem({ ...NO_AUTH, ...profile }, { stockExecutorOnly: true })]);
   const create = `mutation($payload: JSONObject!) { createRecord(input: { model: "${FAMILY}", version: "0.0.4", payload: $payload, idempotencyKey: "global-ids" }) { record { id } } }`;
   for (const system of [sut, stock]) expect((await ask(system, create, { payload: { ...sampleRequest().payload, id: RECORD_ID } })).json.errors).toBeUndefined();
   const questionnaire = (await ask(sut, `{ modelVersions { id version indicators { id parameters { id questions { id answers { id } } } } } }`)).json.data;

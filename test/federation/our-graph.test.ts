@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { SAMPLE_DIR, SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 
 /**
@@ -25,7 +25,7 @@ const contractError = (code: string, path: Array<string | number>) => ({ message
 
 let sut: TestSystem;
 beforeAll(async () => {
-  sut = await startTestSystem({ ...NO_AUTH, ...catalogEnv() });
+  sut = await startInProcessSystem({ ...NO_AUTH, ...catalogEnv() });
 });
 afterAll(() => sut?.stop());
 

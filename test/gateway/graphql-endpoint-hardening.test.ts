@@ -2,14 +2,14 @@ import { readSystemConfig } from '../../server/config.js';
 import { maskError } from '../../gateway/graphql-endpoint.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { miniModelHost } from '../support/mini-model.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 let host: ArtifactHost;
 let sut: TestSystem;
 beforeAll(async () => {
   const mini = await miniModelHost();
   host = mini.host;
-  sut = await startTestSystem({
+  sut = await startInProcessSystem({
     ...mini.env,
     ...NO_AUTH,
     GRAPHQL_MAX_DEPTH: '3',

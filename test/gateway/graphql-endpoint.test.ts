@@ -1,7 +1,7 @@
 import { JwksServer } from '../support/jwks-server.js';
 import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
-import { type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 let host: ArtifactHost;
 let idp: JwksServer;
@@ -13,7 +13,7 @@ beforeAll(async () => {
   const mini = await miniModelHost();
   host = mini.host;
   idp = await JwksServer.start();
-  sut = await startTestSystem({ ...mini.env, ...idp.authEnv() });
+  sut = await startInProcessSystem({ ...mini.env, ...idp.authEnv() });
   graphql = sut.url('gateway');
   token = await idp.sign();
 });

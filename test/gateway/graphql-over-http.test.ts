@@ -1,7 +1,7 @@
 import { serverAudits } from 'graphql-http';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { miniModelHost } from '../support/mini-model.js';
-import { NO_AUTH, type TestSystem, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, startInProcessSystem } from '../support/system.js';
 
 /**
  * GraphQL-over-HTTP compliance of the gateway endpoint, with graphql-http's server audits. Every
@@ -48,7 +48,7 @@ beforeAll(async () => {
   host = mini.host;
   // The audits' queries read `__type`: with introspection off they would test that switch (tested
   // in test/gateway/graphql-endpoint.test.ts) rather than the protocol.
-  sut = await startTestSystem({ ...mini.env, ...NO_AUTH, GRAPHQL_INTROSPECTION: 'true' });
+  sut = await startInProcessSystem({ ...mini.env, ...NO_AUTH, GRAPHQL_INTROSPECTION: 'true' });
 });
 afterAll(async () => {
   await sut?.stop();

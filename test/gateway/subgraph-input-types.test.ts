@@ -1,6 +1,6 @@
 import { miniModelHost } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * A value that fits a scalar only by name (the gateway knows JSON and JSONObject by name; their rules
@@ -13,7 +13,7 @@ let sut: TestSystem;
 beforeAll(async () => {
   const mini = await miniModelHost();
   host = mini.host;
-  sut = await startTestSystem({ ...mini.env, ...NO_AUTH });
+  sut = await startInProcessSystem({ ...mini.env, ...NO_AUTH });
 });
 afterAll(async () => {
   await sut?.stop();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kind, parse, visit } from 'graphql';
 import { projectPath } from '../../kernel/project.js';
-import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem, startTestSystem } from '../support/system.js';
 
 /**
  * Issue "The unified graph, designed for the frontend teams", item 7: with GRAPHQL_TRUSTED_DOCUMENTS
@@ -102,7 +102,7 @@ describe('GRAPHQL_TRUSTED_DOCUMENTS unset: automatic persisted queries as Apollo
     Promise.all(Array.from({ length: count }, () => call(system.url('gateway'), 'POST', '/graphql', { body, headers: { connection: 'close' } })));
 
   test('a hash no worker has seen is PERSISTED_QUERY_NOT_FOUND; hash and text answer; then the hash alone answers on every worker that got it', async () => {
-    const system = await startInProcessSystem(SYSTEM_ENV);
+    const system = await startTestSystem(SYSTEM_ENV);
     const text = 'query Apq { __typename }';
     const [unknown] = await onNewConnections(system, { extensions: persisted(sha256(text)) }, 1);
     expect(unknown!.status).toBe(200);
@@ -114,7 +114,7 @@ describe('GRAPHQL_TRUSTED_DOCUMENTS unset: automatic persisted queries as Apollo
   });
 
   test('a client following the protocol gets its answer whichever worker it reaches: on PERSISTED_QUERY_NOT_FOUND it sends the text once', async () => {
-    const system = await startInProcessSystem(SYSTEM_ENV);
+    const system = await startTestSystem(SYSTEM_ENV);
     const text = 'query ApqClient { __typename }';
     const asApolloClient = async () => {
       const [first] = await onNewConnections(system, { extensions: persisted(sha256(text)) }, 1);

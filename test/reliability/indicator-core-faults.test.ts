@@ -1,7 +1,7 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { refusedUrl, startServer } from '../subgraphs/indicators/http-fixtures.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { silentPeer } from '../support/silent-peer.js';
 
 /**
@@ -16,7 +16,7 @@ const COMPUTE = {
 };
 
 async function computeAgainst(coreUrl: string): Promise<{ status: number; body: unknown; healthy: number }> {
-  const sut: TestSystem = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', CORE_BASE_URL: coreUrl, HTTP_TIMEOUT_SECS: String(TIMEOUT_SECS) });
+  const sut: TestSystem = await startInProcessSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', CORE_BASE_URL: coreUrl, HTTP_TIMEOUT_SECS: String(TIMEOUT_SECS) });
   try {
     const answer = await call(sut.url('indicators'), 'POST', '/compute', { body: COMPUTE, headers: { authorization: 'Bearer caller-token' } });
     const healthy = (await call(sut.url('indicators'), 'GET', '/health')).status;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../support/artifact-host.js';
-import { NO_AUTH, type Answer, type TestSystem, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type Answer, type TestSystem, startInProcessSystem } from '../support/system.js';
 import { PostgresServer } from '../support/postgres-server.js';
 import { onDatabase } from '../subgraphs/models/store/support.js';
 import { coreCreate, recordsModelHost, recordsStore } from '../subgraphs/models/records/support.js';
@@ -36,7 +36,7 @@ describePostgres('PostgreSQL stopped and restarted during a stream of creates', 
     const models = await recordsModelHost();
     host = models.host;
     server = await PostgresServer.create();
-    sut = await startTestSystem({ ...NO_AUTH, ...models.env, DATABASE_URL: server.url });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...models.env, DATABASE_URL: server.url });
   }, 60_000);
   afterAll(async () => {
     await sut?.stop();

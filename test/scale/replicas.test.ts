@@ -1,6 +1,7 @@
 import { LISTENER_APPLICATION_NAME } from '../../subgraphs/models/store/registry-notifier.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
-import { Haproxy, freePort } from '../support/haproxy.js';
+import { Haproxy } from '../support/haproxy.js';
+import { freePort } from '../support/ports.js';
 import { eventually } from '../support/load-loop.js';
 import { miniModelHost } from '../support/mini-model.js';
 import { ReplicaSet, createThrough, replicaLoad } from '../support/replica-set.js';

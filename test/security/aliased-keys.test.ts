@@ -1,5 +1,5 @@
 import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { postgresReachable } from '../subgraphs/models/store/support.js';
 import { SAMPLE_SCORES, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 
@@ -10,8 +10,8 @@ import { SAMPLE_SCORES, sampleRequest } from '../subgraphs/indicators/local-prof
  * sent it an object as the payload (INVALID_REQUEST_BODY); Hive's planner under a list, Apollo's
  * everywhere. Now the fetches ask for keys and required fields under their own names, and a client
  * may name its fields anything: the answer is the unaliased query's, under the client's names. The
- * real system as `npm run serve` starts it (two workers, the suite's planner), on PostgreSQL when it
- * answers.
+ * system in the jest process (what a planner sends does not depend on the process layout), the
+ * suite's planner, on PostgreSQL when it answers.
  */
 const FAMILY = 're-indicators-specification';
 let sut: TestSystem;
@@ -32,7 +32,7 @@ const listed = (selection: string) => graphql(RECORDS.replace('SELECTION', selec
 // these wrong: planned-operations.test.ts compares the two.
 describe('aliases on the fields indicatorResult requires change nothing a subgraph receives', () => {
   beforeAll(async () => {
-    sut = await startTestSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV }, { store: (await postgresReachable()) ? 'postgresql' : 'sqlite' });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...HOSTILE_SYSTEM_ENV }, { store: (await postgresReachable()) ? 'postgresql' : 'sqlite' });
     const created = await graphql(
       `mutation($payload: JSONObject!, $stored: JSON) {
         scored: createRecord(input: { model: "${FAMILY}", version: "0.0.4", payload: $payload, idempotencyKey: "aliased-scored" }) { record { id } }

@@ -2,7 +2,7 @@ import { JwksServer } from '../support/jwks-server.js';
 import { HOSTILE_SYSTEM_ENV, hostileSubgraphPortEnv } from '../support/hostile-input.js';
 import { bearer } from '../support/edges.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
-import { type Answer, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type Answer, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { type TestDatabase, createDatabase } from '../subgraphs/models/store/support.js';
 
 /**
@@ -53,12 +53,12 @@ function expectRefused(answer: Answer, actual: number): void {
 }
 
 // The planner is what these are about: the limit holds before either plans.
-describe.each(['hive', 'apollo'])('/graphql, GATEWAY_PLANNER=%s (npm run serve, jwt_jwks)', (planner) => {
+describe.each(['hive', 'apollo'])('/graphql, GATEWAY_PLANNER=%s (jwt_jwks)', (planner) => {
   let sut: TestSystem;
   const graphql = (query: string) => call(sut.url('gateway'), 'POST', '/graphql', { body: { query }, headers: bearer(token) });
 
   beforeAll(async () => {
-    sut = await startTestSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), GATEWAY_PLANNER: planner });
+    sut = await startInProcessSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), GATEWAY_PLANNER: planner });
   });
   afterAll(() => sut?.stop());
 
@@ -68,7 +68,7 @@ describe.each(['hive', 'apollo'])('/graphql, GATEWAY_PLANNER=%s (npm run serve, 
     expect({ status: health.status, errors: health.json.errors }).toEqual({ status: 200, errors: undefined });
   });
 
-  test('four of each at once (two workers): every one refused, the system answering after them', async () => {
+  test('four of each at once: every one refused, the system answering after them', async () => {
     const answers = await Promise.all(CHAINS.flatMap(([, query]) => [query, query, query, query]).map((query) => graphql(query)));
     expect(answers.map((answer) => [answer.status, answer.json.errors[0].extensions.code])).toEqual(answers.map(() => [400, 'TOO_MANY_SELECTIONS']));
     expect((await graphql(HEALTH)).status).toBe(200);

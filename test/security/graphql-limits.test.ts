@@ -1,7 +1,7 @@
 import { JwksServer } from '../support/jwks-server.js';
 import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
 import { bearer } from '../support/edges.js';
-import { type Answer, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type Answer, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue 8, hostile input: operations built to exhaust the gateway, with the production defaults
@@ -17,7 +17,7 @@ beforeAll(async () => {
   idp = await JwksServer.start();
   token = await idp.sign({ scope: 'records:read' });
   // Introspection on: its nesting is the deepest the schema allows, which an attacker would use.
-  sut = await startTestSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), GRAPHQL_INTROSPECTION: 'true' });
+  sut = await startInProcessSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), GRAPHQL_INTROSPECTION: 'true' });
 });
 afterAll(async () => {
   await sut?.stop();

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { projectPath } from '../../kernel/project.js';
 import { readUsage } from '../../server/schema-check/sources.js';
 import { eventually } from '../support/load-loop.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue 35, row 4: the usage export after many documents with large literals, and many large
@@ -40,7 +40,7 @@ describe('the usage export of a gateway that ran large documents', () => {
   let sut: TestSystem;
 
   beforeAll(async () => {
-    sut = await startTestSystem({
+    sut = await startInProcessSystem({
       ...NO_AUTH,
       REGISTRY_CATALOG_JSON: JSON.stringify([{ model: 're-indicators-specification', version: '0.0.4', base_url: SAMPLE }]),
       REGISTRY_ALLOW_FILE_URLS: 'true',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { eventually } from '../support/load-loop.js';
 import { JwksServer } from '../support/jwks-server.js';
-import { type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { type Backend, type TestDatabase, backendsUnderTest, createDatabase, onDatabase } from '../subgraphs/models/store/support.js';
 import { bearer, recordsModelHost } from '../subgraphs/models/records/support.js';
 
@@ -32,7 +32,7 @@ describe.each(await backendsUnderTest())('usage of a tenant with secrets in its 
     host = models.host;
     idp = await JwksServer.start();
     database = await createDatabase(backend);
-    sut = await startTestSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: database.url, USAGE_FLUSH_SECS: '1' });
+    sut = await startInProcessSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: database.url, USAGE_FLUSH_SECS: '1' });
     acme = bearer(await idp.sign({ sub: 'alice', tenant_id: 'acme', scope: 'records:read records:write' }));
     // Every scope a tenant's user may hold, but not admin.usage.
     globex = bearer(await idp.sign({ sub: 'bob', tenant_id: 'globex', scope: 'records:read records:write' }));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { projectPath } from '../../kernel/project.js';
 import { ArtifactHost } from '../support/artifact-host.js';
-import { freePort } from '../support/haproxy.js';
+import { freePort } from '../support/ports.js';
 import { eventually } from '../support/load-loop.js';
 import { JwksServer, TEST_AUDIENCE, TEST_ISSUER } from '../support/jwks-server.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stopAtScopeEnd } from './cleanup.js';
+import { freePort } from './ports.js';
 
 /**
  * Debian's HAProxy (`apt-get install haproxy`; `.ci/run` installs it) as a child process on
@@ -162,15 +162,4 @@ function configuration(frontends: Frontends, ports: Record<string, number>, prob
     '  stats uri /stats',
     '',
   ].join('\n');
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const listener = createServer();
-    listener.once('error', reject);
-    listener.listen(0, '127.0.0.1', () => {
-      const { port } = listener.address() as AddressInfo;
-      listener.close(() => resolve(port));
-    });
-  });
 }

@@ -1,4 +1,5 @@
-import { type Frontends, type Haproxy, freePort } from './haproxy.js';
+import type { Frontends, Haproxy } from './haproxy.js';
+import { freePort } from './ports.js';
 import { loadLoop } from './load-loop.js';
 import { type ServerProcess, spawnServer } from './server-process.js';
 import { call } from './system.js';

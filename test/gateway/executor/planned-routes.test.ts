@@ -1,7 +1,7 @@
 import { JwksServer } from '../../support/jwks-server.js';
 import { miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
 import type { ArtifactHost } from '../../support/artifact-host.js';
-import { type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 
 /**
  * The REST facades' operations are planned operations (gateway/planned-operations.ts), most of
@@ -22,7 +22,7 @@ describe('REST routes as planned operations: the same answers as the gateway exe
     idp = await JwksServer.start();
     token = await idp.sign({ scope: 'openid' });
     reader = await idp.sign({ scope: 'openid records:read' });
-    sut = await startTestSystem({ ...mini.env, ...idp.authEnv() });
+    sut = await startInProcessSystem({ ...mini.env, ...idp.authEnv() });
   });
   afterAll(async () => {
     await sut?.stop();

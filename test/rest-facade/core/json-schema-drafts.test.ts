@@ -1,5 +1,5 @@
 import { ArtifactHost } from '../../support/artifact-host.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 
 /**
  * DECISIONS section 3: "the `$schema` draft is honoured (draft-07, 2019-09, 2020-12)". Two models
@@ -35,7 +35,7 @@ beforeAll(async () => {
     host.serve(`/${model}/schema.json`, JSON.stringify({ $schema: draft, $id: `https://example.org/${model}/schema.json`, ...body }));
   }
   const catalog = Object.keys(DRAFTS).map((model) => ({ model, version: '1', schema_url: `${host.url}/${model}/schema.json` }));
-  sut = await startTestSystem({
+  sut = await startInProcessSystem({
     ...NO_AUTH,
     REGISTRY_CATALOG_JSON: JSON.stringify(catalog),
     REGISTRY_REQUIRE_HTTPS: 'false',

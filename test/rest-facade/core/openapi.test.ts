@@ -1,4 +1,4 @@
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 import { miniModelHost } from '../../support/mini-model.js';
 import type { ArtifactHost } from '../../support/artifact-host.js';
 import { openApiProblems } from '../../support/openapi.js';
@@ -28,7 +28,7 @@ let sut: TestSystem;
 beforeAll(async () => {
   const mini = await miniModelHost();
   host = mini.host;
-  sut = await startTestSystem({ ...NO_AUTH, ...mini.env });
+  sut = await startInProcessSystem({ ...NO_AUTH, ...mini.env });
 });
 afterAll(async () => {
   await sut?.stop();

@@ -1,6 +1,6 @@
 import { ArtifactHost } from '../../support/artifact-host.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 
 /**
  * The registry's life as a client of the core facade sees it: a catalog that is down at start-up,
@@ -24,7 +24,7 @@ describe('a catalog that cannot be loaded at start-up', () => {
     host = mini.host;
     goodCatalog = host.files.get('/catalog.json')!.body!;
     host.serve('/catalog.json', { status: 500, body: 'catalog host stack trace: secret' });
-    sut = await startTestSystem({ ...NO_AUTH, ...mini.env });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...mini.env });
     core = sut.url('core');
   });
   afterAll(async () => {
@@ -88,7 +88,7 @@ describe('a refresh picks up a changed catalog', () => {
     host = hosted.host;
     mini = hosted.catalog;
     for (const file of ['schema.json', 'shacl.ttl', 'owl.ttl'] as const) host.serve(`/gadget/2.0/${file}`, miniArtifact(file));
-    sut = await startTestSystem({ ...NO_AUTH, ...hosted.env });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...hosted.env });
     core = sut.url('core');
   });
   afterAll(async () => {
@@ -171,7 +171,7 @@ describe('the fetch policy, applied by the running system', () => {
   });
 
   test('a catalog URL on a host outside REGISTRY_ALLOWED_HOSTS is refused: nothing loaded, nothing fetched from it', async () => {
-    const sut = await startTestSystem({ ...NO_AUTH, ...allowedEnv, REGISTRY_CATALOG_URL: `${forbidden.url}/catalog.json` });
+    const sut = await startInProcessSystem({ ...NO_AUTH, ...allowedEnv, REGISTRY_CATALOG_URL: `${forbidden.url}/catalog.json` });
     try {
       const core = sut.url('core');
       expect((await call(core, 'GET', '/models')).json).toEqual({ models: [] });
@@ -197,7 +197,7 @@ describe('the fetch policy, applied by the running system', () => {
         { model: 'bounced', version: '1.0', schema_url: `${allowed.url}/mini/1.0/schema.json`, shacl_url: `${allowed.url}/bounce/shacl.ttl` },
       ]),
     );
-    const sut = await startTestSystem({ ...NO_AUTH, ...allowedEnv });
+    const sut = await startInProcessSystem({ ...NO_AUTH, ...allowedEnv });
     try {
       const core = sut.url('core');
       const refresh = await call(core, 'POST', '/admin/registry/refresh');
@@ -229,7 +229,7 @@ describe('the fetch policy, applied by the running system', () => {
   test('with REGISTRY_REQUIRE_HTTPS unset, an http:// catalog URL is refused (the default is true)', async () => {
     const { REGISTRY_REQUIRE_HTTPS: _off, ...env } = allowedEnv;
     allowed.hits.clear();
-    const sut = await startTestSystem({ ...NO_AUTH, ...env });
+    const sut = await startInProcessSystem({ ...NO_AUTH, ...env });
     try {
       const core = sut.url('core');
       expect((await call(core, 'GET', '/models')).json).toEqual({ models: [] });

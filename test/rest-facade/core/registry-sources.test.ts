@@ -6,7 +6,7 @@ import { projectPath } from '../../../kernel/project.js';
 import type { ArtifactHost } from '../../support/artifact-host.js';
 import { miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
 import { spawnServer } from '../../support/server-process.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 
 /**
  * Where the catalog comes from (DECISIONS section 3, "Registry"): exactly one of
@@ -41,7 +41,7 @@ describe('REGISTRY_CATALOG_FILE', () => {
   beforeAll(async () => {
     // The `{"models":[…]}` form of the catalog document.
     writeFileSync(catalogFile, JSON.stringify({ models: [...miniEntries, { model: 'bare', version: '0.1' }] }));
-    sut = await startTestSystem({ ...NO_AUTH, ...hostEnv, REGISTRY_CATALOG_FILE: catalogFile });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...hostEnv, REGISTRY_CATALOG_FILE: catalogFile });
     core = sut.url('core');
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SMALL_PROJECT, writeBrightwayProject } from '../../support/brightway-fixture.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 
 /**
  * `POST /compute` over HTTP with a field of an incompatible JSON type: 422 with exactly the body
@@ -26,7 +26,7 @@ const compute = (body: unknown) => call(sut.url('impact'), 'POST', '/compute', {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'impact-422-'));
-  sut = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', BACKGROUND_PROJECT_DIR: writeBrightwayProject(dir, SMALL_PROJECT) });
+  sut = await startInProcessSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', BACKGROUND_PROJECT_DIR: writeBrightwayProject(dir, SMALL_PROJECT) });
 });
 afterAll(async () => {
   await sut?.stop();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ArtifactHost } from '../../support/artifact-host.js';
 import { type ProjectFault, SMALL_PROJECT, breakProject, snapshotDirectory, writeBrightwayProject } from '../../support/brightway-fixture.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 
 /**
  * The impact service as a frontend sees it through the unified graph: the same codes and messages
@@ -38,7 +38,7 @@ beforeAll(async () => {
   project = path.join(workspace, PROJECT_DIRECTORY);
   // A stand-in core that counts every request it gets: the impact service must never call it.
   core = await new ArtifactHost().start();
-  sut = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', BACKGROUND_PROJECT_DIR: project, CORE_BASE_URL: core.url });
+  sut = await startInProcessSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: '[]', BACKGROUND_PROJECT_DIR: project, CORE_BASE_URL: core.url });
 });
 afterAll(async () => {
   await sut?.stop();

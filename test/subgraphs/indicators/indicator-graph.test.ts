@@ -1,4 +1,4 @@
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 import { SAMPLE_SCORES, localProfileEnv, sampleRequest } from './local-profile.js';
 
 const QUESTIONNAIRE = `query Questionnaire($model: String!, $version: String!) {
@@ -43,7 +43,7 @@ describe('indicators in the unified graph', () => {
   const graphql = (query: string, variables: Record<string, unknown> = {}) => call(sut.url('gateway'), 'POST', '/graphql', { body: { query, variables } });
 
   beforeAll(async () => {
-    sut = await startTestSystem({ ...NO_AUTH, ...localProfileEnv(['other-model']) });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...localProfileEnv(['other-model']) });
   });
   afterAll(() => sut?.stop());
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { sharedDataAvailable, sharedPath } from '../../support/shared-data.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 import { expectClose } from './http-fixtures.js';
 
 /**
@@ -25,7 +25,7 @@ describeShared('POST /compute against the published 0.0.4 artifacts', () => {
   beforeAll(async () => {
     // No root_class: a compute payload is not a whole Assessment.
     const catalog = [{ model: 're-indicators-specification', version: '0.0.4', schema_url: published('schema.json'), shacl_url: published('shacl.ttl'), owl_url: published('model.ttl') }];
-    sut = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: JSON.stringify(catalog), REGISTRY_ALLOW_FILE_URLS: 'true', ARTIFACT_BASE_URL_TEMPLATE: template });
+    sut = await startInProcessSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: JSON.stringify(catalog), REGISTRY_ALLOW_FILE_URLS: 'true', ARTIFACT_BASE_URL_TEMPLATE: template });
   }, 120_000);
   afterAll(() => sut?.stop());
 

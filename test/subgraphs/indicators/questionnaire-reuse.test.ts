@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ArtifactHost } from '../../support/artifact-host.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 import { SAMPLE_DIR, localProfileEnv } from './local-profile.js';
 
 const QUESTIONNAIRE = `query Questionnaire($version: String!) {
@@ -31,7 +31,7 @@ describe('the questionnaire reused between requests', () => {
   beforeAll(async () => {
     host = await new ArtifactHost().start();
     host.serve('/0.0.4/calculation.json', { body: CALCULATION, etag: '"one"' });
-    sut = await startTestSystem({
+    sut = await startInProcessSystem({
       ...NO_AUTH,
       ...localProfileEnv(),
       ARTIFACT_BASE_URL_TEMPLATE: `${host.url}/{version}/`,

@@ -1,5 +1,5 @@
 import type { ArtifactHost } from '../../../support/artifact-host.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../../support/system.js';
 import { coreQuery, expectError, recordsModelHost, recordsQuery } from './support.js';
 
 /**
@@ -142,7 +142,7 @@ describe('a bad filter, refused in the words of the client that sent it', () => 
   beforeAll(async () => {
     const models = await recordsModelHost();
     host = models.host;
-    sut = await startTestSystem({ ...NO_AUTH, ...models.env });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...models.env });
   });
   afterAll(async () => {
     await sut?.stop();

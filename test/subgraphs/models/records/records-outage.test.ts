@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../../../support/artifact-host.js';
-import { NO_AUTH, type Answer, type TestSystem, call, startTestSystem } from '../../../support/system.js';
+import { NO_AUTH, type Answer, type TestSystem, call, startInProcessSystem } from '../../../support/system.js';
 import { TcpProxy } from '../../../support/tcp-proxy.js';
 import { createDatabase, onDatabase, postgresReachable, type TestDatabase } from '../store/support.js';
 import { coreCreate, expectError, recordsModelHost, recordsStore, widget } from './support.js';
@@ -30,7 +30,7 @@ describePostgres('database outage', () => {
     const proxied = new URL(database.url);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
-    sut = await startTestSystem({ ...NO_AUTH, ...models.env, DATABASE_URL: proxied.toString() });
+    sut = await startInProcessSystem({ ...NO_AUTH, ...models.env, DATABASE_URL: proxied.toString() });
     core = sut.url('core');
     records = sut.url('records');
   });

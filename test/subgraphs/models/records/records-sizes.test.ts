@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { ArtifactHost } from '../../../support/artifact-host.js';
-import { type Answer, type TestSystem, call, startTestSystem } from '../../../support/system.js';
+import { type Answer, type TestSystem, call, startInProcessSystem } from '../../../support/system.js';
 import { type Backend, backendsUnderTest, createDatabase, type TestDatabase } from '../store/support.js';
 import { coreCreate, expectError, graphql, recordsModelHost, recordsStore } from './support.js';
 
@@ -44,7 +44,7 @@ describe.each(backends)('names longer than 256 bytes on %s', (backend: Backend) 
   beforeAll(async () => {
     database = await createDatabase(backend);
     // forward_auth: each request names its own subject and tenant.
-    sut = await startTestSystem({ ...catalogEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TENANT_HEADER: 'x-auth-tenant', DATABASE_URL: database.url });
+    sut = await startInProcessSystem({ ...catalogEnv, AUTH_MODE: 'forward_auth', AUTH_FORWARD_TENANT_HEADER: 'x-auth-tenant', DATABASE_URL: database.url });
   });
   afterAll(async () => {
     await sut?.stop();
