@@ -8,6 +8,7 @@ import { readSystemConfig } from '../server/config.js';
 import { type RunningSystem, startSystem } from '../server/system.js';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../kernel/project.js';
+import { FREE_LOOPBACK_PORTS } from '../test/support/server-process.js';
 
 export const SHARED_DATA = path.resolve(PROJECT_ROOT, '..', 'shared', 'data');
 export const PUBLISHED_0_0_4 = path.join(SHARED_DATA, 're-indicators-specification', '0.0.4');
@@ -45,12 +46,7 @@ export function publishedCatalogEntry(rootClass?: string) {
 export const LOCAL_BENCH_ENV: Record<string, string> = {
   AUTH_MODE: 'none',
   AUTH_ALLOW_INSECURE_NONE: 'true',
-  SERVER_HOST: '127.0.0.1',
-  CORE_PORT: '0',
-  INDICATORS_PORT: '0',
-  IMPACT_PORT: '0',
-  RECORDS_PORT: '0',
-  GATEWAY_PORT: '0',
+  ...FREE_LOOPBACK_PORTS,
 };
 
 /**

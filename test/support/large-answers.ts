@@ -79,7 +79,8 @@ function largeAnswer(base: string, request: LargeRequest): Promise<LargeAnswerOu
   });
 }
 
-function outcomeOf(request: LargeRequest, status: number, retryAfter: string | string[] | undefined, body: Buffer): LargeAnswerOutcome {
+/** What a client read: a complete answer, a refusal in the envelope, or a body that is not JSON (cut short). */
+export function outcomeOf(request: LargeRequest, status: number, retryAfter: string | string[] | undefined, body: Buffer): LargeAnswerOutcome {
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));

@@ -31,6 +31,16 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** Every facade's and the gateway's listener on a free port of the loopback interface. */
+export const FREE_LOOPBACK_PORTS = {
+  SERVER_HOST: '127.0.0.1',
+  CORE_PORT: '0',
+  INDICATORS_PORT: '0',
+  IMPACT_PORT: '0',
+  RECORDS_PORT: '0',
+  GATEWAY_PORT: '0',
+} as const;
+
 /** A primary and its workers each build every subgraph and compile the registry: slow on a busy machine. */
 const STARTUP_TIMEOUT_MS = 60_000;
 
@@ -43,12 +53,7 @@ export async function spawnServer(env: Record<string, string>, options: { envFil
     env: {
       PATH: process.env.PATH ?? '',
       ...ownStore,
-      SERVER_HOST: '127.0.0.1',
-      CORE_PORT: '0',
-      INDICATORS_PORT: '0',
-      IMPACT_PORT: '0',
-      RECORDS_PORT: '0',
-      GATEWAY_PORT: '0',
+      ...FREE_LOOPBACK_PORTS,
       LOG_LEVEL: 'info',
       ...env,
     },

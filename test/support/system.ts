@@ -8,7 +8,7 @@ import { createLogger } from '../../kernel/logger.js';
 import { readSystemConfig } from '../../server/config.js';
 import { type RunningSystem, startSystem } from '../../server/system.js';
 import { stopAtScopeEnd } from './cleanup.js';
-import { type ServerProcess, spawnServer } from './server-process.js';
+import { FREE_LOOPBACK_PORTS, type ServerProcess, spawnServer } from './server-process.js';
 import { type Backend, backendsUnderTest, createDatabase } from '../subgraphs/models/store/support.js';
 
 export interface TestSystem {
@@ -112,12 +112,7 @@ export async function startInProcessSystem(env: Record<string, string | undefine
 /** The settings of `startInProcessSystem`: free ports, no log lines, the store given; `env` over them. */
 function readInProcessConfig(databaseUrl: string, env: Record<string, string | undefined>) {
   return readSystemConfig({
-    SERVER_HOST: '127.0.0.1',
-    CORE_PORT: '0',
-    INDICATORS_PORT: '0',
-    IMPACT_PORT: '0',
-    RECORDS_PORT: '0',
-    GATEWAY_PORT: '0',
+    ...FREE_LOOPBACK_PORTS,
     SUBGRAPH_PORT: '0',
     LOG_LEVEL: 'silent',
     DATABASE_URL: databaseUrl,
