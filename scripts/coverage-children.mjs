@@ -12,8 +12,12 @@
  */
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
 
-const dir = process.env.COVERAGE_CHILD_DIR;
+// A worker thread of the jest process (a system started in it prepares artifacts in one) inherits
+// this --import but not COVERAGE_CHILD_DIR, which the main thread took out: the main thread's
+// wrapping of child_process is what its processes need, and the thread starts none.
+const dir = isMainThread ? process.env.COVERAGE_CHILD_DIR : process.env.NODE_V8_COVERAGE;
 if (!dir) throw new Error('scripts/coverage-children.mjs: COVERAGE_CHILD_DIR is not set (run `npm run coverage`)');
 delete process.env.COVERAGE_CHILD_DIR;
 process.env.NODE_V8_COVERAGE = dir;
