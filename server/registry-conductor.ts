@@ -118,19 +118,19 @@ export class RegistryConductor {
   }
 
   /**
-   * One worker gathers; every worker installs that snapshot at once; the report is the gatherer's
-   * (the first worker's that installed it); workers that joined meanwhile then install what it serves.
-   * Asks that only follow a revision served by the time the run starts gather nothing.
+   * The report of asks that only follow the revision served (the run before them brought it): the
+   * queue answers them without a run.
    */
-  /** The report of asks that only follow the revision served (its run brought it): they need no run. */
   private alreadyServed(asks: RefreshAsk[]): RefreshReport | undefined {
     const served = this.served?.installed;
     return served && followsOnly(asks, served.revision) ? served.report : undefined;
   }
 
+  /**
+   * One worker gathers; every worker installs that snapshot at once; the report is the gatherer's
+   * (the first worker's that installed it); workers that joined meanwhile then install what it serves.
+   */
   private async run(asks: RefreshAsk[]): Promise<RefreshReport> {
-    const served = this.alreadyServed(asks);
-    if (served) return served;
     const gatherer = this.gatherer();
     const snapshot = (await this.job(gatherer, { kind: 'gather' })) as RegistrySnapshot;
     const members = [...this.members.values()];

@@ -35,17 +35,12 @@ export interface TestSystemOptions {
  * the test (or file) that started it, if the test does not stop it first (cleanup.ts).
  */
 export async function startTestSystem(env: Record<string, string | undefined>, options: TestSystemOptions = {}): Promise<TestSystem> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));
-  const database = options.store === 'postgresql' ? await createDatabase('postgresql') : undefined;
-  const removeStore = async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await database?.drop();
-  };
+  const store = await ownStore(options.store);
   let server: ServerProcess;
   try {
-    server = await spawnServer(definedOnly({ SUBGRAPH_PORT: '0', DATABASE_URL: database?.url ?? `file:${path.join(dir, 'records.db')}`, ...env }));
+    server = await spawnServer(definedOnly({ SUBGRAPH_PORT: '0', DATABASE_URL: store.url, ...env }));
   } catch (error) {
-    await removeStore();
+    await store.remove();
     throw error;
   }
   return {
@@ -57,8 +52,21 @@ export async function startTestSystem(env: Record<string, string | undefined>, o
     port: (listener) => server.ports[listener] ?? fail(`no listener ${listener}`),
     stop: stopAtScopeEnd(async () => {
       await server.stop();
-      await removeStore();
+      await store.remove();
     }),
+  };
+}
+
+/** A records store of the system's own: an SQLite file in a new folder, or a new PostgreSQL database; `remove` drops it. */
+async function ownStore(backend: Backend | undefined): Promise<{ url: string; remove(): Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));
+  const database = backend === 'postgresql' ? await createDatabase('postgresql') : undefined;
+  return {
+    url: database?.url ?? `file:${path.join(dir, 'records.db')}`,
+    remove: async () => {
+      rmSync(dir, { recursive: true, force: true });
+      await database?.drop();
+    },
   };
 }
 
@@ -77,22 +85,17 @@ export interface InProcessSystem extends TestSystem {
  * the serve defaults) run `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`.
  */
 export async function startInProcessSystem(env: Record<string, string | undefined>, options: TestSystemOptions & { logs?: boolean; stockExecutorOnly?: boolean } = {}): Promise<InProcessSystem> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cerise-test-'));
-  const database = options.store === 'postgresql' ? await createDatabase('postgresql') : undefined;
-  const removeStore = async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await database?.drop();
-  };
+  const store = await ownStore(options.store);
   const logs: Array<Record<string, any>> = [];
   const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(JSON.parse(chunk.toString())), done()) });
   let system: RunningSystem;
   try {
-    system = await startSystem(readInProcessConfig(database?.url ?? `file:${path.join(dir, 'records.db')}`, env), {
+    system = await startSystem(readInProcessConfig(store.url, env), {
       logger: options.logs ? createLogger({ level: 'info', destination }) : pino({ level: 'silent' }),
       stockExecutorOnly: options.stockExecutorOnly,
     });
   } catch (error) {
-    await removeStore();
+    await store.remove();
     throw error;
   }
   const port = (listener: string) => system.ports[listener] ?? fail(`no listener ${listener}`);
@@ -104,7 +107,7 @@ export async function startInProcessSystem(env: Record<string, string | undefine
     port,
     stop: stopAtScopeEnd(async () => {
       await system.stop();
-      await removeStore();
+      await store.remove();
     }),
   };
 }

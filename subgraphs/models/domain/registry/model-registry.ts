@@ -393,8 +393,8 @@ export class ModelRegistry implements RegistryMember {
 
 /**
  * The coordinator of a registry alone in its process: runs from a RefreshQueue, each gathering and
- * installing here. A run asked for only to follow revisions this registry serves by the time it
- * starts (a run in flight brought them) gathers nothing.
+ * installing here. Asks only to follow revisions this registry serves once the run before them
+ * ended (that run brought them) are answered without a run.
  */
 export class LocalRefresh implements RefreshCoordinator {
   private member?: RegistryMember;
@@ -417,7 +417,7 @@ export class LocalRefresh implements RefreshCoordinator {
     return this.queue.ask(ask);
   }
 
-  /** The report of asks that only follow the revision served (a run brought it): they need no run. */
+  /** The report of asks that only follow the revision served (a run brought it): the queue answers them without a run. */
   private alreadyServed(asks: RefreshAsk[]): RefreshReport | undefined {
     const member = this.member!;
     return followsOnly(asks, member.revision()) ? member.report() : undefined;
@@ -425,8 +425,6 @@ export class LocalRefresh implements RefreshCoordinator {
 
   private async run(asks: RefreshAsk[]): Promise<RefreshReport> {
     const member = this.member!;
-    const served = this.alreadyServed(asks);
-    if (served) return served;
     const { report } = await member.install(await member.gather());
     if (asks.some(announces)) member.announce();
     return report;
