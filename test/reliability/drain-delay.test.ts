@@ -22,13 +22,17 @@ test('after SIGTERM the probes answer 503 and everything else is still served, t
   expect((await call(server.url('core'), 'GET', '/admin/ready')).status).toBe(200);
 
   server.signal('SIGTERM');
-  expect(await eventually(async () => (await call(server.url('core'), 'GET', '/admin/ready')).status === 503)).toBe(true);
-  const probes = await Promise.all([call(server.url('core'), 'GET', '/admin/ready'), call(server.url('records'), 'GET', '/ready'), call(server.url('gateway'), 'GET', '/health')]);
-  expect(probes.map((answer) => [answer.status, answer.json])).toEqual([
-    [503, STOPPING],
-    [503, STOPPING],
-    [503, STOPPING],
-  ]);
+  // The primary passes the signal to each worker in turn, so one 503 says only that one worker has
+  // heard it; a round in which every probe of every door says so (each door's connections go to the
+  // workers in turn, so two rounds reach both) says they all have.
+  const probeRound = () =>
+    Promise.all([call(server.url('core'), 'GET', '/admin/ready'), call(server.url('records'), 'GET', '/ready'), call(server.url('gateway'), 'GET', '/health')]);
+  const everyWorkerStopping = async () => {
+    const answers = [...(await probeRound()), ...(await probeRound())];
+    return answers.every((answer) => answer.status === 503) && answers;
+  };
+  const probes = await eventually(everyWorkerStopping);
+  expect(probes && probes.map((answer) => [answer.status, answer.json])).toEqual(Array(6).fill([503, STOPPING]));
   const models = await call(server.url('core'), 'GET', '/models');
   expect(models.status).toBe(200);
   expect(models.headers.get('connection')).toBe('close');
