@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { type Change, CriticalityLevel, DiffRule, diff } from '@graphql-inspector/core';
 import { type GraphQLSchema, Kind, type OperationDefinitionNode, OverlappingFieldsCanBeMergedRule, ValuesOfCorrectTypeRule, parse, print, specifiedRules, validate } from 'graphql';
@@ -13,11 +13,13 @@ import { fragmentsOf } from '../pipeline/limits/measure.js';
 import { type OperationUse, UsageIndex } from '../gateway/usage/usage-analysis.js';
 import { type UsageExport, windowStart } from '../gateway/usage/usage-store.js';
 import { FACADES, routesForInspection } from '../rest-facade/facades.js';
-import { projectPath } from '../kernel/project.js';
+import { PROJECT_ROOT, projectPath } from '../kernel/project.js';
 import { breaksRequestsThat } from './schema-check/change-usage.js';
 import { type DeployedDocument, deployedDocuments } from './schema-check/deployed-documents.js';
 import { CannotRun, type SourceOptions, readBaseline, readUsage } from './schema-check/sources.js';
-import { type OutputFormat, printReport } from './schema-check/report-output.js';
+import { type OutputFormat, printCannotRun, printReport } from './schema-check/report-output.js';
+import { type Options, parseOptions, usage as helpText } from './schema-check/cli-options.js';
+import { type SourceFile, type SourceLocation, type SubgraphSource, changeLocator } from './schema-check/change-location.js';
 
 /**
  * `npm run schema:check`: the checks a schema registry runs before a graph is published. The core
@@ -73,6 +75,8 @@ export interface SchemaCheckInput {
   allowList: AllowList;
   /** False when a subgraph came from `--subgraph`: the committed file is not compared with the code. */
   compareCommitted?: boolean;
+  /** Where each subgraph is written, for the changes' locations in annotations; none: no locations. */
+  sources?: SubgraphSource[];
 }
 
 /** `unused`: breaking, but nothing in the usage window (nor any deployed document) uses it: safe. */
@@ -85,6 +89,8 @@ export interface CheckedChange {
   operations: OperationUse[];
   /** Deployed documents that use what the change touches. */
   deployed: Array<{ app: string; name: string }>;
+  /** Where its type or field is declared in the new subgraphs, when known. */
+  location?: SourceLocation;
 }
 
 export interface SchemaCheckReport {
@@ -115,7 +121,8 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
   const oldApi = await apiSchemaOf(input.baselineSupergraph ?? input.committedSupergraph);
   const deployed = [...input.routes.map((r) => ({ app: 'rest-facade', name: r.name, body: r.operation })), ...(input.deployed ?? [])];
   const window = input.usage ? usageWindow(input.usage) : null;
-  const changes = await checkedChanges(oldApi, api, deployed, window, input.allowList);
+  const locate = changeLocator(input.subgraphs, input.sources ?? []);
+  const changes = (await checkedChanges(oldApi, api, deployed, window, input.allowList)).map((c) => ({ ...c, location: locate(c.change.path ?? '') }));
   const allowances = input.allowList.breakingChanges;
   const bodies = new Map(input.usage?.usage.operations.map((o) => [o.hash, o.body]) ?? []);
   const busy = window ? window.index.operationsWhere(() => true).filter((o) => o.requests > window.threshold) : [];
@@ -308,10 +315,17 @@ export function summaryLines(report: SchemaCheckReport): string[] {
   const count = (verdict: Verdict) => report.changes.filter((c) => c.verdict === verdict).length;
   const { deployed, recorded } = report.documentsChecked;
   const usage = report.usage ? `${report.usage.requests} requests in ${report.usage.days} days from ${report.usage.source}` : 'no usage seen (no source)';
+  // Named, so that a reader of a green run sees what it let through.
+  const unused = [...new Set(report.changes.filter((c) => c.verdict === 'unused').map((c) => c.change.path ?? c.change.type))];
   return [
-    `schema:check: ok: ${report.changes.length} API changes against ${report.baseline} (${count('unused')} breaking but unused, ${count('allowed')} allow-listed), ${deployed + recorded} operations valid, ${usage}`,
+    `schema:check: ok: ${report.changes.length} API changes against ${report.baseline} (${count('unused')} breaking but unused, ${count('allowed')} allow-listed), ${deployed + recorded} operations valid, ${usage}${unused.length > 0 ? `; let through as unused: ${firstFew(unused)}` : ''}`,
     ...allowListWarning(report),
   ];
+}
+
+/** Up to three, then how many more: a line stays a line. */
+function firstFew(items: string[]): string {
+  return `${items.slice(0, 3).join(', ')}${items.length > 3 ? `, and ${items.length - 3} more` : ''}`;
 }
 
 function usageLine(report: SchemaCheckReport): string {
@@ -334,10 +348,7 @@ function allowListWarning(report: SchemaCheckReport): string[] {
   const stale = report.unusedAllowances;
   if (stale.length === 0) return [];
   return [
-    `warning: ${stale.length} allow-list ${stale.length === 1 ? 'entry matches' : 'entries match'} no change, remove from gateway/schema-allow-list.json: ${stale
-      .slice(0, 3)
-      .map((a) => `${a.type} ${a.path}`)
-      .join(', ')}${stale.length > 3 ? `, and ${stale.length - 3} more` : ''}`,
+    `warning: ${stale.length} allow-list ${stale.length === 1 ? 'entry matches' : 'entries match'} no change, remove from gateway/schema-allow-list.json: ${firstFew(stale.map((a) => `${a.type} ${a.path}`))}`,
   ];
 }
 
@@ -352,27 +363,11 @@ export function parseAllowList(text: string): AllowList {
   return { breakingChanges: entries };
 }
 
-function parseOptions() {
-  return parseArgs({
-    options: {
-      baseline: { type: 'string' },
-      'baseline-url': { type: 'string' },
-      'baseline-git': { type: 'string' },
-      'usage-url': { type: 'string' },
-      'usage-file': { type: 'string' },
-      'save-usage': { type: 'string' },
-      days: { type: 'string', default: '30' },
-      threshold: { type: 'string', default: '0' },
-      'exclude-client': { type: 'string', multiple: true, default: [] },
-      subgraph: { type: 'string', multiple: true, default: [] },
-      format: { type: 'string', default: 'text' },
-    },
-  }).values;
-}
-
-function sourceOptions(values: ReturnType<typeof parseOptions>): SourceOptions {
+function sourceOptions(values: Options): SourceOptions {
   const days = Number(values.days);
   if (!Number.isInteger(days) || days < 1) throw new CannotRun('--days must be a whole number of days, at least 1');
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && !(timeout > 0)) throw new CannotRun('--timeout must be a number of seconds, more than 0');
   return {
     baseline: values.baseline,
     baselineUrl: values['baseline-url'],
@@ -383,17 +378,20 @@ function sourceOptions(values: ReturnType<typeof parseOptions>): SourceOptions {
     token: process.env.SCHEMA_CHECK_TOKEN || undefined,
     baseRef: process.env.GITHUB_BASE_REF || undefined,
     days,
+    timeoutMs: timeout === undefined ? undefined : timeout * 1000,
   };
 }
 
-async function realInput(values: ReturnType<typeof parseOptions>): Promise<SchemaCheckInput> {
+async function realInput(values: Options): Promise<SchemaCheckInput> {
   const sources = sourceOptions(values);
   const { days } = sources;
   const threshold = /^(\d+(?:\.\d+)?)(%?)$/.exec(values.threshold);
   if (!threshold) throw new CannotRun('--threshold must be a number of requests (10) or a share of them (0.5%)');
   const [baseline, usage] = await Promise.all([readBaseline(sources, readCommittedSupergraph), readUsage(sources)]);
+  const code = await subgraphSdls();
+  const given = givenSubgraphs(values.subgraph, code);
   return {
-    subgraphs: await withGivenSubgraphs(await subgraphSdls(), values.subgraph),
+    subgraphs: await withGivenSdl(code, given),
     committedSupergraph: await readCommittedSupergraph(),
     baselineSupergraph: baseline.sdl,
     baselineSource: baseline.source,
@@ -403,20 +401,36 @@ async function realInput(values: ReturnType<typeof parseOptions>): Promise<Schem
     deployed: deployedDocuments().filter((d) => !d.app.startsWith('rest-facade:')),
     usage: usage && { ...usage, days, threshold: { value: Number(threshold[1]), percent: threshold[2] === '%' }, excludedClients: [...values['exclude-client']] },
     allowList: parseAllowList(await readFile(ALLOW_LIST_PATH, 'utf8')),
-    compareCommitted: values.subgraph.length === 0,
+    compareCommitted: given.length === 0,
+    sources: await Promise.all(code.map(async ({ name }) => given.find((g) => g.subgraph === name) ?? { subgraph: name, code: await codeOf(name) })),
   };
 }
 
 /** `--subgraph models=path.graphql`: a subgraph's proposed SDL instead of the code's (a subgraph team's check). */
-async function withGivenSubgraphs(subgraphs: SubgraphSdl[], given: string[]): Promise<SubgraphSdl[]> {
-  const replaced = [...subgraphs];
-  for (const entry of given) {
+function givenSubgraphs(entries: string[], code: SubgraphSdl[]): Array<{ subgraph: string; sdlFile: string; entry: string }> {
+  return entries.map((entry) => {
     const [name, file] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
-    const index = replaced.findIndex((s) => s.name === name);
-    if (index < 0 || !file) throw new CannotRun(`--subgraph ${entry}: expected <name>=<file>, name one of ${subgraphs.map((s) => s.name).join(', ')}`);
-    replaced[index] = { ...replaced[index]!, sdl: await readFile(file, 'utf8').catch((error: Error) => Promise.reject(new CannotRun(`--subgraph ${entry}: ${error.message}`))) };
+    if (!code.some((s) => s.name === name) || !file) throw new CannotRun(`--subgraph ${entry}: expected <name>=<file>, name one of ${code.map((s) => s.name).join(', ')}`);
+    return { subgraph: name, sdlFile: file, entry };
+  });
+}
+
+async function withGivenSdl(code: SubgraphSdl[], given: ReturnType<typeof givenSubgraphs>): Promise<SubgraphSdl[]> {
+  const replaced = [...code];
+  for (const { subgraph, sdlFile, entry } of given) {
+    const sdl = await readFile(sdlFile, 'utf8').catch((error: Error) => Promise.reject(new CannotRun(`--subgraph ${entry}: ${error.message}`)));
+    replaced[replaced.findIndex((s) => s.name === subgraph)] = { name: subgraph, sdl };
   }
   return replaced;
+}
+
+/** A subgraph's TypeScript sources (`subgraphs/<name>/`), paths from the repository root; none where only dist/ was deployed. */
+async function codeOf(subgraph: string): Promise<SourceFile[]> {
+  const dir = projectPath('subgraphs', subgraph);
+  const files = await readdir(dir, { recursive: true }).catch(() => []);
+  return Promise.all(
+    files.filter((f) => f.endsWith('.ts')).map(async (f) => ({ path: path.relative(PROJECT_ROOT, path.join(dir, f)).split(path.sep).join('/'), text: await readFile(path.join(dir, f), 'utf8') })),
+  );
 }
 
 /** `--save-usage FILE`: the window's usage from its source, every page, written as one export for `--usage-file`; no check runs. */
@@ -430,7 +444,8 @@ async function saveUsage(sources: SourceOptions, file: string): Promise<void> {
 async function main(): Promise<void> {
   let format: OutputFormat = 'text';
   try {
-    const values = parseOptions();
+    const values = parseOptions(process.argv.slice(2));
+    if (values.help) return console.log(helpText());
     if (values.format !== 'text' && values.format !== 'json') throw new CannotRun('--format must be text or json');
     format = values.format;
     if (values['save-usage']) return await saveUsage(sourceOptions(values), values['save-usage']);
@@ -438,10 +453,8 @@ async function main(): Promise<void> {
     process.exitCode = exitCodeOf(report);
     await printReport(report, process.exitCode, format, process.env);
   } catch (error) {
-    const message = `schema:check could not run: ${(error as Error).message}`;
-    if (format === 'json') console.log(JSON.stringify({ verdict: 'error', exitCode: 2, error: message }, null, 2));
-    else console.error(message);
     process.exitCode = 2;
+    await printCannotRun(`schema:check could not run: ${(error as Error).message}`, format, process.env);
   }
 }
 

@@ -17,6 +17,17 @@ export async function printReport(report: SchemaCheckReport, exitCode: number, f
   }
 }
 
+/** A check that could not run (exit 2): its one line, and on GitHub Actions an `::error` and a step summary too, or a pull request would show no reason. */
+export async function printCannotRun(message: string, format: OutputFormat, env: NodeJS.ProcessEnv): Promise<void> {
+  if (format === 'json') console.log(JSON.stringify({ verdict: 'error', exitCode: 2, error: message }, null, 2));
+  else console.error(message);
+  if (env.GITHUB_ACTIONS !== 'true') return;
+  console.log(`::error title=schema:check could not run::${escapeData(message)}`);
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `## Schema check: ${COULD_NOT_RUN}\n\n${message}\n`);
+}
+
+const COULD_NOT_RUN = '⚠️ could not run';
+
 export function jsonReport(report: SchemaCheckReport, exitCode: number) {
   return {
     verdict: exitCode === 0 ? 'safe' : exitCode === 1 ? 'breaking' : 'error',
@@ -24,11 +35,12 @@ export function jsonReport(report: SchemaCheckReport, exitCode: number) {
     composition: { subgraphs: report.subgraphs, errors: report.compositionErrors.map((e) => ({ code: e.code, message: e.message })) },
     baseline: report.baseline,
     usage: report.usage,
-    changes: report.changes.map(({ change, verdict, operations, deployed }) => ({
+    changes: report.changes.map(({ change, verdict, operations, deployed, location }) => ({
       type: change.type,
       path: change.path ?? null,
       message: change.message,
       verdict,
+      location: location ?? null,
       deployed,
       operations: operations.map((o) => ({ name: o.name, hash: o.hash, requests: o.requests, lastSeenAt: new Date(o.lastSeenMs).toISOString(), clients: o.clients })),
     })),
@@ -38,19 +50,27 @@ export function jsonReport(report: SchemaCheckReport, exitCode: number) {
   };
 }
 
-/** Workflow commands: `::error` for what fails the check, `::notice` for a breaking change that passes on usage. */
+const escapeData = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+
+/** Workflow commands: `::error` for what fails the check, `::notice` for a breaking change that passes on usage; a change's at its declaration. */
 export function githubAnnotations(report: SchemaCheckReport): string[] {
-  const escape = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
   const lines: string[] = [];
-  for (const e of report.compositionErrors) lines.push(`::error title=schema:check composition ${e.code}::${escape(e.message)}`);
+  for (const e of report.compositionErrors) lines.push(`::error title=schema:check composition ${e.code}::${escapeData(e.message)}`);
   for (const c of report.changes) {
-    if (c.verdict === 'breaking') lines.push(`::error title=schema:check BREAKING ${c.change.type} ${c.change.path ?? ''}::${escape(details(c))}`);
-    if (c.verdict === 'unused') lines.push(`::notice title=schema:check UNUSED ${c.change.type} ${c.change.path ?? ''}::${escape(details(c))}`);
+    if (c.verdict === 'breaking') lines.push(`::error ${at(c)}title=schema:check BREAKING ${c.change.type} ${c.change.path ?? ''}::${escapeData(details(c))}`);
+    if (c.verdict === 'unused') lines.push(`::notice ${at(c)}title=schema:check UNUSED ${c.change.type} ${c.change.path ?? ''}::${escapeData(details(c))}`);
   }
-  for (const e of report.routeErrors) lines.push(`::error title=schema:check document does not validate::${escape(e)}`);
+  for (const e of report.routeErrors) lines.push(`::error title=schema:check document does not validate::${escapeData(e)}`);
   if (report.stale) lines.push('::error file=gateway/supergraph.graphql,title=schema:check supergraph STALE::run `npm run compose` and commit it');
   if (report.unusedAllowances.length > 0) lines.push(`::warning file=gateway/schema-allow-list.json,title=schema:check allow-list::${report.unusedAllowances.length} entries match no change`);
   return lines;
+}
+
+/** `file=…,line=…,` of a change's declaration, escaped as a workflow command's property; nothing when unknown. */
+function at({ location }: CheckedChange): string {
+  if (!location) return '';
+  const escape = (text: string) => escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+  return `file=${escape(location.file)},${location.line === undefined ? '' : `line=${location.line},`}`;
 }
 
 function details(c: CheckedChange): string {
@@ -60,7 +80,7 @@ function details(c: CheckedChange): string {
 }
 
 export function markdownSummary(report: SchemaCheckReport, exitCode: number): string {
-  const verdict = exitCode === 0 ? '✅ safe' : exitCode === 1 ? '❌ breaking' : '⚠️ could not run';
+  const verdict = exitCode === 0 ? '✅ safe' : exitCode === 1 ? '❌ breaking' : COULD_NOT_RUN;
   const lines = [
     `## Schema check: ${verdict}`,
     '',
@@ -76,6 +96,7 @@ export function markdownSummary(report: SchemaCheckReport, exitCode: number): st
     }
     lines.push('');
   }
+  for (const e of report.compositionErrors) lines.push(`- composition: ${e.code}: ${e.message}`);
   for (const e of report.routeErrors) lines.push(`- document does not validate: ${e.replace(/\|/g, '\\|')}`);
   if (report.stale) lines.push('- `gateway/supergraph.graphql` is stale: run `npm run compose` and commit it');
   return `${lines.join('\n')}\n`;

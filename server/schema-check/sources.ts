@@ -21,7 +21,11 @@ export interface SourceOptions {
   /** GITHUB_BASE_REF: a pull request's target branch. */
   baseRef?: string;
   days: number;
+  /** How long a gateway URL may take to answer (`--timeout`); DEFAULT_TIMEOUT_SECONDS unless given. */
+  timeoutMs?: number;
 }
+
+export const DEFAULT_TIMEOUT_SECONDS = 60;
 
 export interface Baseline {
   sdl: string;
@@ -40,8 +44,8 @@ const SUPERGRAPH_FILE = 'gateway/supergraph.graphql';
 export async function readBaseline(options: SourceOptions, committed: () => Promise<string>): Promise<Baseline> {
   if (options.baseline) return { sdl: await readFile(options.baseline, 'utf8').catch(cannot(`baseline ${options.baseline}`)), source: options.baseline };
   if (options.baselineUrl) {
-    const url = new URL('/admin/supergraph', options.baselineUrl);
-    return { sdl: await (await get(url, options.token, 'baseline')).text(), source: `the gateway at ${url.origin}` };
+    const request = gatewayRequest('--baseline-url', options.baselineUrl, '/admin/supergraph', options);
+    return { sdl: await fetchBody(request, (response) => response.text()), source: `the gateway at ${request.url.origin}` };
   }
   const revision = options.baselineGit ?? (options.baseRef ? `origin/${options.baseRef}` : insideGit() ? 'HEAD' : undefined);
   if (revision === undefined) return { sdl: await committed(), source: `${SUPERGRAPH_FILE} (not a git checkout)` };
@@ -71,8 +75,9 @@ export interface UsageSource {
 /** Usage from a running gateway, an exported file or the database; null without any source. */
 export async function readUsage(options: SourceOptions): Promise<UsageSource | null> {
   if (options.usageUrl) {
-    const url = new URL(`/admin/usage?days=${options.days}`, options.usageUrl);
-    return { usage: await readPages(url, options.token), source: `the gateway at ${url.origin}` };
+    const request = gatewayRequest('--usage-url', options.usageUrl, '/admin/usage', options);
+    request.url.searchParams.set('days', String(options.days));
+    return { usage: await readPages(request), source: `the gateway at ${request.url.origin}` };
   }
   if (options.usageFile) {
     const text = await readFile(options.usageFile, 'utf8').catch(cannot(`usage file ${options.usageFile}`));
@@ -96,37 +101,79 @@ export async function readUsage(options: SourceOptions): Promise<UsageSource | n
 }
 
 /** Every page of a gateway's export, following `next`, as one export. */
-async function readPages(first: URL, token: string | undefined): Promise<UsageExport> {
+async function readPages(first: GatewayRequest): Promise<UsageExport> {
   const operations = new Map<string, UsageExport['operations'][number]>();
   const counts: UsageExport['counts'] = [];
   const seen = new Set<string>();
   let page: UsageExport;
-  let url = first;
+  let request = first;
   for (;;) {
-    page = checked(await (await get(url, token, 'usage')).json(), url.href);
+    page = checked(await fetchBody(request, (response) => response.json()), `${request.option} ${request.url.href}`);
     for (const operation of page.operations) operations.set(operation.hash, operation);
     counts.push(...page.counts);
     if (!page.next) break;
-    if (seen.has(page.next)) throw new CannotRun(`usage from ${first.origin}: the pages do not end (a cursor came back twice)`);
+    if (seen.has(page.next)) throw new CannotRun(`${first.option} ${first.url.href}: the pages do not end (a cursor came back twice)`);
     seen.add(page.next);
-    url = new URL(first);
-    url.searchParams.set('cursor', page.next);
+    request = { ...first, url: new URL(first.url) };
+    request.url.searchParams.set('cursor', page.next);
   }
   return { ...page, operations: [...operations.values()], counts, next: null };
 }
 
-async function get(url: URL, token: string | undefined, what: string): Promise<Response> {
+/** A request to a gateway's admin endpoint: its URL never holds credentials, so no message can show them. */
+interface GatewayRequest {
+  /** The option the URL came from, which every failure names. */
+  option: string;
+  url: URL;
+  authorization?: string;
+  timeoutMs: number;
+}
+
+/**
+ * The endpoint under the gateway URL a user gave: its path is the gateway's prefix
+ * (`https://host/dpp` → `https://host/dpp/admin/usage`), unless it already ends in the endpoint.
+ * Credentials in the URL go as HTTP Basic authentication, as curl sends them, unless
+ * SCHEMA_CHECK_TOKEN gives the bearer token the gateway itself wants.
+ */
+function gatewayRequest(option: string, given: string, endpoint: string, options: Pick<SourceOptions, 'token' | 'timeoutMs'>): GatewayRequest {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new CannotRun(`${option}: not a URL`);
+  }
+  const basic = url.username || url.password ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
+  url.username = '';
+  url.password = '';
+  if (!url.pathname.endsWith(endpoint)) url.pathname = `${url.pathname.replace(/\/+$/, '')}${endpoint}`;
+  return { option, url, authorization: options.token ? `Bearer ${options.token}` : basic, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000 };
+}
+
+/** A gateway's answer, read by `read`; any failure names the option, the URL and its cause: refused, an HTTP status, a timeout, not JSON. */
+async function fetchBody<T>({ option, url, authorization, timeoutMs }: GatewayRequest, read: (response: Response) => Promise<T>): Promise<T> {
+  const failed = (cause: string) => new CannotRun(`${option} ${url.href}: ${cause}`);
   let response: Response;
   try {
-    response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(60_000) });
+    response = await fetch(url, { headers: authorization ? { authorization } : {}, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    throw new CannotRun(`${what} from ${url.origin}: ${(error as Error).message}`);
+    throw failed(fetchFailure(error, timeoutMs));
   }
-  if (!response.ok)
-    throw new CannotRun(
-      `${what} from ${url.origin}${url.pathname}: HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (set SCHEMA_CHECK_TOKEN to a token with the scope admin.usage)' : ''}`,
-    );
-  return response;
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw failed(`HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (set SCHEMA_CHECK_TOKEN to a token with the scope admin.usage)' : ''}`);
+  }
+  try {
+    return await read(response);
+  } catch (error) {
+    throw failed(error instanceof SyntaxError ? 'invalid JSON' : fetchFailure(error, timeoutMs));
+  }
+}
+
+/** Why a fetch failed, in a word where there is one (ECONNREFUSED, ENOTFOUND); undici's message alone is "fetch failed". */
+function fetchFailure(error: unknown, timeoutMs: number): string {
+  const { name, message, cause } = error as Error & { cause?: { code?: string; message?: string } };
+  if (name === 'TimeoutError') return `timeout: no answer within ${timeoutMs / 1000} s`;
+  return cause?.code ?? cause?.message ?? message;
 }
 
 function parseJson(text: string, where: string): unknown {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { composeSubgraphs } from '../../gateway/compose.js';
 import { readCommittedSupergraph } from '../../gateway/committed-supergraph.js';
-import { type AllowList, type RouteOperation, type SchemaCheckInput, checkSchema, describeReport, exitCodeOf, parseAllowList } from '../../server/schema-check.js';
+import { type AllowList, type RouteOperation, type SchemaCheckInput, checkSchema, describeReport, exitCodeOf, parseAllowList, summaryLines } from '../../server/schema-check.js';
+import { changeLocator, codeLine } from '../../server/schema-check/change-location.js';
 import { projectPath } from '../../kernel/project.js';
 
 /**
@@ -139,6 +140,83 @@ describe('schema:check on modified inputs', () => {
     expect(() => parseAllowList('{"breakingChanges": [{"type": "FIELD_REMOVED", "path": "Product.legacyCode"}]}')).toThrow(/reason/);
     expect(() => parseAllowList('{}')).toThrow(/breakingChanges/);
     expect(() => parseAllowList('{"breakingChanges": [null]}')).toThrow(/breakingChanges/);
+  });
+});
+
+describe('what a passing check names, and where a change is declared', () => {
+  const NO_USAGE = {
+    usage: { format: 'cerise-usage-export' as const, version: 1 as const, from: '2000-01-01', exportedAt: '2000-01-01T00:00:00Z', operations: [], counts: [] },
+    source: 'no traffic',
+    days: 30,
+  };
+
+  test('the passing line names up to three breaking changes let through as unused, then how many more', async () => {
+    const published = supergraphOf([catalog('name: String!\n  legacyCode: String\n  sku: String\n  color: String\n  size: String'), reviews()]);
+    const { exitCode, report } = await check({ subgraphs: WITHOUT_LEGACY_CODE, committedSupergraph: supergraphOf(WITHOUT_LEGACY_CODE), baselineSupergraph: published, usage: NO_USAGE });
+    expect(exitCode).toBe(0);
+    expect(summaryLines(report)).toEqual([expect.stringMatching(/\(4 breaking but unused, 0 allow-listed\), .*; let through as unused: (Product\.\w+, ){3}and 1 more$/)]);
+    const one = await check({ subgraphs: WITHOUT_LEGACY_CODE, committedSupergraph: supergraphOf(WITHOUT_LEGACY_CODE), baselineSupergraph: PUBLISHED, usage: NO_USAGE });
+    expect(summaryLines(one.report)).toEqual([expect.stringMatching(/; let through as unused: Product\.legacyCode$/)]);
+  });
+
+  test("a change in a given SDL file is at its field's line there, else its type's", async () => {
+    const sources = [{ subgraph: 'catalog', sdlFile: 'proposed/catalog.graphql' }];
+    const { report } = await check({ subgraphs: [catalog('name: Int!\n  legacyCode: String'), reviews()], sources });
+    expect(report.changes.map((c) => [c.change.path, c.location])).toEqual([['Product.name', { file: 'proposed/catalog.graphql', line: 5 }]]);
+    const locate = changeLocator([catalog(), reviews()], sources);
+    expect([locate('Product.legacyCode'), locate('Product.gone'), locate('Product'), locate('Gone.field')]).toEqual([
+      { file: 'proposed/catalog.graphql', line: 6 },
+      { file: 'proposed/catalog.graphql', line: 3 },
+      { file: 'proposed/catalog.graphql', line: 3 },
+      undefined,
+    ]);
+    // A subgraph that is in the code: its TypeScript, found by codeLine.
+    expect(changeLocator([catalog(), reviews()], [{ subgraph: 'reviews', code: [] }])('Review.stars')).toBeUndefined();
+  });
+
+  test("in the code, a field's declaration: under @Field or @FieldResolver of its type, under @Query for Query's", () => {
+    const types = {
+      path: 'subgraphs/shop/graphql/types.ts',
+      text: [
+        "@ObjectType('Product', { description: 'A product' })", // 1
+        'export class ProductGql {',
+        "  @Field({ description: 'Its name' }) name!: string;",
+        '  @Field(() => String, {',
+        '    description: "A decorator option is not a member",', // 5
+        '  })',
+        '  description!: string;',
+        '}',
+        'registerEnumType(ColorGql, {',
+        "  name: 'Color',", // 10
+        '});',
+      ].join('\n'),
+    };
+    const resolver = {
+      path: 'subgraphs/shop/graphql/product-resolver.ts',
+      text: [
+        '@Resolver(() => ProductGql)', // 1
+        'export class ProductResolver {',
+        "  @Query(() => [ProductGql], { description: 'Every product' })",
+        '  products(): ProductGql[] {',
+        '    return [];', // 5
+        '  }',
+        '  @FieldResolver(() => [ReviewGql])',
+        '  async reviews(@Root() product: ProductGql): Promise<ReviewGql[]> {',
+        '    return [];',
+        '  }', // 10
+        '}',
+      ].join('\n'),
+    };
+    const files = [types, resolver];
+    const at = (file: { path: string }, line: number) => ({ file: file.path, line });
+    expect(codeLine(files, 'Product', 'name')).toEqual(at(types, 3));
+    expect(codeLine(files, 'Product', 'description')).toEqual(at(types, 7));
+    expect(codeLine(files, 'Product', 'reviews')).toEqual(at(resolver, 8));
+    expect(codeLine(files, 'Query', 'products')).toEqual(at(resolver, 4));
+    expect(codeLine(files, 'Product', 'gone')).toEqual(at(types, 1));
+    expect(codeLine(files, 'Color', 'RED')).toEqual(at(types, 9));
+    expect(codeLine(files, 'Query', 'reviews')).toBeUndefined();
+    expect(codeLine(files, 'Review', 'stars')).toBeUndefined();
   });
 });
 

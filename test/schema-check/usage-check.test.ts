@@ -145,6 +145,7 @@ describe('schema:check with the usage of a running gateway', () => {
     expect(counted.stdout).toMatch(/operation Owners [0-9a-f]{12}: 1 requests \(load-test 0\.1: 1\)/);
     const excluded = await schemaCheck(['--subgraph', subgraph, ...fromGateway(), '--exclude-client', 'load-test']);
     expect(excluded.code).toBe(0);
+    expect(excluded.stdout).toMatch(/; let through as unused: RecordOwner\.tenant\n$/);
   }, 60_000);
 
   test('a field only the frontend kit uses fails through its deployed documents, with no traffic at all', async () => {
@@ -164,12 +165,18 @@ describe('schema:check with the usage of a running gateway', () => {
     const github = await schemaCheck(args, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
     const json = await schemaCheck([...args, '--format', 'json'], { GITHUB_ACTIONS: 'false' });
     expect([github.code, json.code]).toEqual([1, 1]);
-    const fromJson = (JSON.parse(json.stdout).changes as Array<{ path: string; verdict: string }>).map((c) => `${c.verdict.toUpperCase()} ${c.path}`).sort();
-    const fromAnnotations = [...github.stdout.matchAll(/^::(?:error|notice) title=schema:check (BREAKING|UNUSED) \S+ (\S+)::/gm)].map((m) => `${m[1]} ${m[2]}`).sort();
+    const changes = JSON.parse(json.stdout).changes as Array<{ path: string; verdict: string; location: { file: string; line: number } }>;
+    const fromJson = changes.map((c) => `${c.verdict.toUpperCase()} ${c.path}`).sort();
+    const annotations = [...github.stdout.matchAll(/^::(?:error|notice) file=([^,]+),line=(\d+),title=schema:check (BREAKING|UNUSED) \S+ (\S+)::/gm)];
+    const fromAnnotations = annotations.map((m) => `${m[3]} ${m[4]}`).sort();
     const fromSummary = [...readFileSync(summary, 'utf8').matchAll(/^\| (BREAKING|UNUSED) \| \S+ \| `([^`]+)` \|/gm)].map((m) => `${m[1]} ${m[2]}`).sort();
     expect(fromJson).toEqual(['BREAKING Record.updatedAt', 'UNUSED IndicatorSpecification.indicatorType']);
     expect(fromAnnotations).toEqual(fromJson);
     expect(fromSummary).toEqual(fromJson);
+    // Each at its type in the file given for its subgraph (the field is gone), in JSON as in the annotation.
+    const locations = annotations.map((m) => ({ path: m[4], location: { file: m[1], line: Number(m[2]) } }));
+    expect(locations).toEqual(expect.arrayContaining(changes.map(({ path, location }) => ({ path, location }))));
+    expect(changes.map((c) => c.location.file).sort()).toEqual([indicators, models].map((arg) => arg.slice(arg.indexOf('=') + 1)).sort());
     expect(readFileSync(summary, 'utf8')).toContain('## Schema check: ❌ breaking');
   }, 60_000);
 
