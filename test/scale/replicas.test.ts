@@ -17,12 +17,16 @@ import { createDatabase, onDatabase, postgresReachable } from '../subgraphs/mode
  * SIGKILL costs only the requests in flight on the killed replica, and their retries with the same
  * Idempotency-Key store nothing twice. In distributed mode, models subgraphs behind HAProxy scale on
  * their own, the gateway naming HAProxy as their URL.
+ *
+ * The first three tests share one deployment, as an operator's would live through them in turn: the
+ * refreshes leave it serving, the rolling restart leaves three replicas up, the kill comes last.
+ * Each load writes records under its own prefix, and each test counts only its own.
  */
 const runnable = Haproxy.available() && (await postgresReachable());
 const describeScale = runnable ? describe : describe.skip;
 
-/** A fresh deployment per test: its catalog host, database, three replicas and HAProxy. */
-async function deployment() {
+/** A deployment: its catalog host, database, three replicas and HAProxy. */
+async function startDeployment() {
   const mini = await miniModelHost();
   const database = await createDatabase('postgresql');
   // Registered before the replicas: dropped after they have stopped.
@@ -44,8 +48,13 @@ async function deployment() {
 }
 
 describeScale('replicas behind HAProxy', () => {
+  let deployment: Awaited<ReturnType<typeof startDeployment>>;
+  beforeAll(async () => {
+    deployment = await startDeployment();
+  }, 120_000);
+
   test('a refresh on one replica reaches the other two, also after their listening connections were cut', async () => {
-    const { mini, replicas, rows } = await deployment();
+    const { mini, replicas, rows } = deployment;
     const revisions = () => Promise.all([0, 1, 2].map(async (i) => (await call(replicas.url(i, 'core'), 'GET', '/admin/status')).json.registry.catalog_revision as string));
     const initial = await revisions();
     expect(initial[0]).toMatch(/^[0-9a-f]{16}$/);
@@ -81,7 +90,7 @@ describeScale('replicas behind HAProxy', () => {
   }, 240_000);
 
   test('a rolling restart under steady load loses no request and stores every accepted create exactly once', async () => {
-    const { replicas, lb, rows } = await deployment();
+    const { replicas, lb, rows } = deployment;
     const load = replicaLoad(lb, 'rolling');
     await eventually(() => load.accepted().length >= 10);
     for (const replica of [0, 1, 2]) {
@@ -93,11 +102,11 @@ describeScale('replicas behind HAProxy', () => {
 
     expect({ failed: load.failed(), log: load.failed().length === 0 ? '' : lb.log() }).toEqual({ failed: [], log: '' });
     expect(new Set(load.outcomes.map((o) => o.request))).toEqual(new Set(['create', 'read', 'list']));
-    await expectStoredOnce(rows, load.accepted());
+    await expectStoredOnce(rows, load.accepted(), 'rolling');
   }, 120_000);
 
   test('SIGKILL costs only the requests in flight on that replica; retried with their Idempotency-Key, nothing is stored twice', async () => {
-    const { replicas, lb, rows } = await deployment();
+    const { replicas, lb, rows } = deployment;
     const load = replicaLoad(lb, 'killed');
     await eventually(() => load.accepted().length >= 10);
     await replicas.kill(1);
@@ -112,7 +121,7 @@ describeScale('replicas behind HAProxy', () => {
     for (const outcome of failed) expect([502, 503, 504, 'no answer']).toContain(outcome.status);
     for (const { key } of failed.filter((o) => o.request === 'create')) expect((await createThrough(lb.url('core'), key!)).status).toBe(200);
     const sent = load.outcomes.filter((o) => o.request === 'create').map((o) => o.key!);
-    await expectStoredOnce(rows, sent);
+    await expectStoredOnce(rows, sent, 'killed');
   }, 120_000);
 
   test("distributed mode: the gateway's MODELS_SUBGRAPH_URL names HAProxy in front of two models subgraphs, which share the work and follow each other's refreshes", async () => {
@@ -150,15 +159,15 @@ describeScale('replicas behind HAProxy', () => {
 
     const keys = Array.from({ length: 10 }, (_, n) => `distributed-${n}`);
     for (const key of keys) expect((await createThrough(edge.url('core'), key)).status).toBe(200);
-    await expectStoredOnce((sql) => onDatabase('postgresql', database.url, sql), keys);
+    await expectStoredOnce((sql) => onDatabase('postgresql', database.url, sql), keys, 'distributed');
     for (const server of ['r1', 'r2']) expect(lb.log()).toMatch(new RegExp(`models models/${server} .*"POST /graphql`));
   }, 120_000);
 });
 
-/** The records table holds exactly these ids, each once, and one idempotency key for each. */
-async function expectStoredOnce(rows: (sql: string) => Promise<Record<string, unknown>[]>, keys: string[]): Promise<void> {
-  const stored = (await rows('SELECT id FROM records')).map((row) => row.id as string);
+/** Of the records whose id starts with `prefix`, the table holds exactly these ids, each once, and one idempotency key for each. */
+async function expectStoredOnce(rows: (sql: string) => Promise<Record<string, unknown>[]>, keys: string[], prefix: string): Promise<void> {
+  const stored = (await rows(`SELECT id FROM records WHERE id LIKE '${prefix}-%'`)).map((row) => row.id as string);
   expect(stored.length).toBe(keys.length);
   expect(stored.sort()).toEqual([...keys].sort());
-  expect(await rows('SELECT count(*)::int AS n FROM idempotency_keys')).toEqual([{ n: keys.length }]);
+  expect(await rows(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key LIKE '${prefix}-%'`)).toEqual([{ n: keys.length }]);
 }

@@ -189,6 +189,29 @@ describe('on GitHub Actions, a check that cannot run', () => {
   });
 });
 
+describe('schema:check on a proposed subgraph that does not compose', () => {
+  test('a field defined with another type in a second subgraph: exit 2 with the error codes, nothing else checked', async () => {
+    // ModelVersion is an entity of models and indicators; models has `label: String`.
+    const indicators = await printedSubgraph('indicators', inType('ModelVersion', /^ {2}version: String!$/m, '  version: String!\n  label: Int'));
+    const { code, stdout } = await schemaCheck(['--subgraph', indicators.arg]);
+    expect(code).toBe(2);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('composition of models, indicators, impact: FAILED');
+    expect(
+      lines
+        .slice(1)
+        .map((l) => /^ {2}([A-Z_]+): /.exec(l)?.[1])
+        .sort(),
+    ).toEqual(['FIELD_TYPE_MISMATCH', 'INVALID_FIELD_SHARING']);
+    expect(stdout).toContain(
+      '  FIELD_TYPE_MISMATCH: Type of field "ModelVersion.label" is incompatible across subgraphs: it has type "Int" in subgraph "indicators" but type "String" in subgraph "models"',
+    );
+    expect(stdout).toMatch(/INVALID_FIELD_SHARING: Non-shareable field "ModelVersion.label" is resolved from multiple subgraphs/);
+    // Nothing is diffed, validated or compared once composition fails.
+    expect(stdout).not.toMatch(/API changes|operations:|supergraph:/);
+  });
+});
+
 describe('annotations at the declaration of what changed', () => {
   const github = { GITHUB_ACTIONS: 'true' };
 

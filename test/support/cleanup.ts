@@ -24,6 +24,19 @@ export function stopAtScopeEnd(stop: Stop): () => Promise<void> {
   return idempotent;
 }
 
+/**
+ * `stopAtScopeEnd` bound to the scope it is called in: for a resource that outlives the test that
+ * replaces it (a replica restarted in a test of a deployment its describe block started).
+ */
+export function stopAtThisScopeEnd(): (stop: Stop) => () => Promise<void> {
+  const scope = scopes.at(-1)!;
+  return (stop) => {
+    const idempotent = once(stop);
+    scope.push(idempotent);
+    return idempotent;
+  };
+}
+
 /** Stops, newest first, what the innermost scope started; every stop runs even when another fails. */
 async function exit(): Promise<void> {
   const stops = (scopes.length > 1 ? scopes.pop()! : scopes[0]!.splice(0)).reverse();

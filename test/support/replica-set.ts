@@ -1,3 +1,4 @@
+import { stopAtThisScopeEnd } from './cleanup.js';
 import type { Frontends, Haproxy } from './haproxy.js';
 import { freePort } from './ports.js';
 import { loadLoop } from './load-loop.js';
@@ -10,6 +11,9 @@ import { call } from './system.js';
  * restarted comes back where HAProxy looks for it. Replica i is HAProxy's server `r<i+1>`.
  */
 export class ReplicaSet {
+  /** A replica restarted in a later test lives as long as the set, not as long as that test. */
+  private readonly stopAtEnd = stopAtThisScopeEnd();
+
   private constructor(
     readonly processes: ServerProcess[],
     private readonly ports: Array<{ core: number; records: number }>,
@@ -59,7 +63,7 @@ export class ReplicaSet {
 
   private spawn(replica: number): Promise<ServerProcess> {
     const { core, records } = this.ports[replica]!;
-    return spawnServer({ ...this.env, CORE_PORT: String(core), RECORDS_PORT: String(records) });
+    return spawnServer({ ...this.env, CORE_PORT: String(core), RECORDS_PORT: String(records) }, { stopAtEnd: this.stopAtEnd });
   }
 }
 

@@ -17,7 +17,8 @@ import { stopAtScopeEnd } from './cleanup.js';
  *   server.url('core'); server.signal('SIGTERM'); await server.exited;
  *
  * With `envFile`, it runs as `node --env-file=<file> dist/server/main.js`: the file's settings,
- * under `env`'s (Node lets the environment win over the file).
+ * under `env`'s (Node lets the environment win over the file). It is stopped at the end of the
+ * scope that spawned it, or with `stopAtEnd` (`stopAtThisScopeEnd()` of another scope).
  */
 export interface ServerProcess {
   pid: number;
@@ -44,7 +45,8 @@ export const FREE_LOOPBACK_PORTS = {
 /** A primary and its workers each build every subgraph and compile the registry: slow on a busy machine. */
 const STARTUP_TIMEOUT_MS = 60_000;
 
-export async function spawnServer(env: Record<string, string>, options: { envFile?: string } = {}): Promise<ServerProcess> {
+export async function spawnServer(env: Record<string, string>, options: { envFile?: string; stopAtEnd?: typeof stopAtScopeEnd } = {}): Promise<ServerProcess> {
+  const stopAtEnd = options.stopAtEnd ?? stopAtScopeEnd;
   const nodeOptions = options.envFile === undefined ? [] : [`--env-file=${options.envFile}`];
   // A records store of its own unless the test (or its env file) names one: never the working tree's data/records.db.
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-server-'));
@@ -76,7 +78,7 @@ export async function spawnServer(env: Record<string, string>, options: { envFil
     signal: (signal) => child.kill(signal),
     exited,
     output: () => output,
-    stop: stopAtScopeEnd(async () => {
+    stop: stopAtEnd(async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
