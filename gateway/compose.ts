@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { composeServices } from '@apollo/composition';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
-import { SUBGRAPH_NAMES, subgraphSchemaForComposition } from '../subgraphs/index.js';
+import { subgraphSchemaForComposition } from '../subgraphs/index.js';
+import { SUBGRAPH_NAMES } from '../subgraphs/names.js';
 import { SUPERGRAPH_PATH } from './committed-supergraph.js';
 
 export interface Composition {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Request } from 'express';
 import { parse, print } from 'graphql';
 import { InvalidValue } from '../kernel/config/env.js';
-import { RequestMistake } from '../pipeline/pipeline.js';
+import { RequestMistake } from '../pipeline/request-mistake.js';
 
 /**
  * GRAPHQL_TRUSTED_DOCUMENTS: `/graphql` runs only the documents of a manifest in Apollo's persisted

@@ -2,7 +2,8 @@ import { GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
 import { ERROR_STATUSES, isErrorCode } from '../kernel/errors.js';
 import { isGraphQLRequestCode } from '../kernel/graphql/graphql-errors.js';
 import { graphqlRefusal } from '../kernel/http/graphql-body.js';
-import { type Door, type Exchange, RequestMistake } from './pipeline.js';
+import type { Door, Exchange } from './pipeline.js';
+import { RequestMistake } from './request-mistake.js';
 
 /**
  * A GraphQL endpoint (`/graphql`, a subgraph's port) as a door of the request pipeline: its

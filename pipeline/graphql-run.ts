@@ -2,7 +2,8 @@ import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, G
 import type { DocumentCache } from '../kernel/graphql/document-cache.js';
 import { fragmentsOf } from './limits/measure.js';
 import { mistakeOf, named, record, runnableOperation } from './graphql-door.js';
-import { type Exchange, type PlannedRequest, RequestMistake } from './pipeline.js';
+import type { Exchange, PlannedRequest } from './pipeline.js';
+import { RequestMistake } from './request-mistake.js';
 
 /** A document a client wrote: its text, parsed and validated once by the door's cache. */
 export interface ClientDocument {

@@ -5,6 +5,7 @@ import type { MeasuredOperation } from './limits/measure.js';
 import type { RequestContext, RequestTrace } from '../kernel/graphql/request-context.js';
 import { NO_BUDGET } from '../kernel/request-budget.js';
 import { DomainError, toDomainError } from '../kernel/errors.js';
+import { RequestMistake } from './request-mistake.js';
 import { jsonPieces } from '../kernel/http/json-pieces.js';
 import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
 
@@ -68,16 +69,6 @@ export interface SubgraphFetch {
   readonly headers: Record<string, string>;
   /** Aborts the fetch, its answer's body included (the upstream timeout sets it). */
   signal?: AbortSignal;
-}
-
-/**
- * A request the client got wrong in GraphQL's own terms (a document that does not validate, no
- * runnable operation, a document not trusted): 400, each error with its GraphQL request code.
- */
-export class RequestMistake extends Error {
-  constructor(readonly errors: ReadonlyArray<{ message: string; code: string }>) {
-    super(errors[0]?.message ?? 'bad GraphQL request');
-  }
 }
 
 /** What a door answers: a body that is neither a string nor a Buffer is written as JSON (a large one in pieces). */

@@ -9,7 +9,7 @@ import type { CatalogLocation } from '../subgraphs/models/adapters/catalog-sourc
 import type { FetchPolicy } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { DEFAULT_DATABASE_LIMITS, type DatabaseLimits } from '../database/limits.js';
 import { isDatabaseUrl } from '../database/location.js';
-import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/index.js';
+import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/names.js';
 import type { DocumentSizeLimits } from '../pipeline/limits/document-size.js';
 import type { OperationLimitValues } from '../pipeline/operation-limits.js';
 import { PLANNER_MODES, type PlannerChoice, choosePlanner } from '../gateway/executor/planner.js';

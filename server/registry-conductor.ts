@@ -1,7 +1,8 @@
 import type { Worker } from 'node:cluster';
 import { DomainError } from '../kernel/errors.js';
 import { RefreshQueue } from '../subgraphs/models/domain/registry/refresh-queue.js';
-import { type Installed, type RefreshAsk, type RefreshReport, type RegistrySnapshot, announces, followsOnly } from '../subgraphs/models/domain/registry/model-registry.js';
+import type { Installed, RefreshReport, RegistrySnapshot } from '../subgraphs/models/domain/registry/model-registry.js';
+import { type RefreshAsk, announces, followsOnly } from '../subgraphs/models/domain/registry/refresh-ask.js';
 
 /**
  * With WORKERS, a registry refresh is one run for the whole process (DECISIONS, "Registry refresh"):

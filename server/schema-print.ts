@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { subgraphSdls } from '../gateway/compose.js';
-import { SUBGRAPH_NAMES } from '../subgraphs/index.js';
+import { SUBGRAPH_NAMES } from '../subgraphs/names.js';
 
 /**
  * `npm run schema:print -- --subgraph NAME`: a subgraph's SDL as the code builds it, the very SDL

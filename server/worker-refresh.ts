@@ -1,4 +1,5 @@
-import type { ArtifactState, RefreshAsk, RefreshCoordinator, RefreshReport, RegistryMember, RegistrySnapshot } from '../subgraphs/models/domain/registry/model-registry.js';
+import type { ArtifactState, RefreshCoordinator, RefreshReport, RegistryMember, RegistrySnapshot } from '../subgraphs/models/domain/registry/model-registry.js';
+import type { RefreshAsk } from '../subgraphs/models/domain/registry/refresh-ask.js';
 import { type PrimaryMessage, type RegistryJob, type WorkerMessage, fromWire, toWire } from './registry-conductor.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
+import type { SubgraphName } from './names.js';
 import { type ModelsSubgraphServices, buildModelsSchema } from './models/schema.js';
 import { buildIndicatorsSchema } from './indicators/schema.js';
 import { buildImpactSchema } from './impact/schema.js';
@@ -11,8 +12,6 @@ export interface SubgraphServices {
   impact: ImpactService;
 }
 
-export type SubgraphName = keyof SubgraphServices;
-export const SUBGRAPH_NAMES: readonly SubgraphName[] = ['models', 'indicators', 'impact'];
 
 const BUILDERS: { [N in SubgraphName]: (services: SubgraphServices[N]) => Promise<GraphQLSchema> } = {
   models: buildModelsSchema,

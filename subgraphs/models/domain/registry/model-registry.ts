@@ -5,6 +5,7 @@ import { type CompiledValidators, compileValidators } from '../validation/compil
 import type { ArtifactTexts, PreparedArtifacts } from '../validation/prepare-artifacts.js';
 import { type ValidationReport, reportOf } from '../validation/validation-report.js';
 import { RefreshQueue } from './refresh-queue.js';
+import { type RefreshAsk, announces, followsOnly } from './refresh-ask.js';
 
 /** Port: where the catalog document comes from (inline JSON, a file or a URL). */
 export interface CatalogSource {
@@ -53,24 +54,6 @@ export interface RegistrySources {
   preparer: ArtifactPreparer;
   /** The other replicas, when there are any to tell (a shared PostgreSQL store). */
   notifier?: RegistryNotifier;
-}
-
-/** Why a refresh run is asked for; `announced` kinds are told to the other replicas once they are served. */
-export type RefreshAsk =
-  | { kind: 'load' }
-  | { kind: 'caller' }
-  | { kind: 'catalog-changed' }
-  /** Another replica serves `revision`. */
-  | { kind: 'follow'; revision: string };
-
-/** Whether a run asked for so is announced to the other replicas: a caller's, or a changed catalog's. */
-export function announces(ask: RefreshAsk): boolean {
-  return ask.kind === 'caller' || ask.kind === 'catalog-changed';
-}
-
-/** Whether the asks only follow `revision` (another replica's announcement of what this one serves already). */
-export function followsOnly(asks: RefreshAsk[], revision: string | null): boolean {
-  return asks.every((ask) => ask.kind === 'follow' && ask.revision === revision);
 }
 
 /**
