@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Directive, Field, InputType, Int, ObjectType } from 'type-graphql';
+import { healthType } from '../../../kernel/graphql/health-root.js';
 import { FREE_FORM_JSON_WEIGHT, cost } from '../../../kernel/graphql/demand-control.js';
 import type { JsonObject } from '../../../kernel/json.js';
 import type { ComputeRequest, ModelVersions } from '../domain/compute-request.js';
@@ -46,10 +47,8 @@ export class ImpactHealthGql {
   @Field({ name: 'backgroundProjectDir', description: 'Where the background project is read from' }) background_project_dir!: string;
 }
 
-/** Declared in every subgraph, each with its own part: composition merges them into one `Health`. */
-@ObjectType('Health', { description: "Every service's probes in one place; each part comes from the service it describes" })
-@Directive('@shareable')
-export class HealthGql {}
+/** This subgraph's `Health`: every subgraph declares one, each with its own part. */
+export const HealthGql = healthType();
 
 /** One class for both directions: the versions a request names are the versions a result used. */
 @ObjectType('ImpactModelVersions', { description: 'The versions of the three models an Integrated LCA involves' })

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { healthType } from '../../../kernel/graphql/health-root.js';
 import { FREE_FORM_JSON_WEIGHT, cost, listSize } from '../../../kernel/graphql/demand-control.js';
 import type { ScoringResult } from '../domain/scoring.js';
 import type { ValidationSection } from '../domain/validation-section.js';
@@ -251,7 +252,5 @@ export class IndicatorHealthGql {
   calculation_artifact_url_template!: string;
 }
 
-/** Declared in every subgraph, each with its own part: composition merges them into one `Health`. */
-@ObjectType('Health', { description: "Every service's probes in one place; each part comes from the service it describes" })
-@Directive('@shareable')
-export class HealthGql {}
+/** This subgraph's `Health`: every subgraph declares one, each with its own part. */
+export const HealthGql = healthType();

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { GraphQLDateTime, GraphQLJSON } from 'graphql-scalars';
 import { Directive, Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { healthType } from '../../../kernel/graphql/health-root.js';
 import { FREE_FORM_JSON_WEIGHT, cost } from '../../../kernel/graphql/demand-control.js';
 import { NodeGql } from './node-types.js';
 
@@ -173,9 +174,8 @@ export class RecordsReadinessGql {
   @Field(() => [String], { description: 'Why not; empty when ready' }) reasons!: string[];
 }
 
-@ObjectType('Health', { description: "Every service's probes in one place; each part comes from the service it describes" })
-@Directive('@shareable')
-export class HealthGql {}
+/** This subgraph's `Health`: every subgraph declares one, each with its own part. */
+export const HealthGql = healthType();
 
 @ObjectType('Record', { description: 'A stored record: a payload of a model version. Only records the caller may read are ever shown', implements: NodeGql })
 @Directive('@key(fields: "id")')
