@@ -3,14 +3,19 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { composeServices } from '@apollo/composition';
 import { printSubgraphSchema } from '@apollo/subgraph';
-import { parse } from 'graphql';
+import { type DocumentNode, type GraphQLError, parse } from 'graphql';
 import { subgraphSchemaForComposition } from '../subgraphs/index.js';
 import { SUBGRAPH_NAMES } from '../subgraphs/names.js';
 import { SUPERGRAPH_PATH } from './committed-supergraph.js';
 
+export interface CompositionError {
+  code: string;
+  message: string;
+}
+
 export interface Composition {
   supergraphSdl?: string;
-  errors: Array<{ code: string; message: string }>;
+  errors: CompositionError[];
 }
 
 /** A subgraph's schema as composition reads it: its SDL with the federation directives. */
@@ -29,13 +34,27 @@ export async function composeSupergraph(): Promise<Composition> {
   return composeSubgraphs(await subgraphSdls());
 }
 
-/** Composes subgraph SDLs; the URLs are placeholders, since the gateway is given its data sources. */
-export function composeSubgraphs(subgraphs: SubgraphSdl[]): Composition {
-  const result = composeServices(subgraphs.map(({ name, sdl }) => ({ name, url: `http://${name}.subgraph.invalid/graphql`, typeDefs: parse(sdl) })));
-  if (result.errors) {
-    return { errors: result.errors.map((e) => ({ code: String(e.extensions?.code ?? 'COMPOSITION_ERROR'), message: e.message })) };
-  }
+/** Where the supergraph says a subgraph is: a placeholder, since the gateway is given its data sources. */
+export function placeholderUrl(subgraph: string): string {
+  return `http://${subgraph}.subgraph.invalid/graphql`;
+}
+
+/** The subgraphs as a composition library takes them (Apollo's and The Guild's alike). */
+export function serviceDefinitions(subgraphs: SubgraphSdl[]): Array<{ name: string; url: string; typeDefs: DocumentNode }> {
+  return subgraphs.map(({ name, sdl }) => ({ name, url: placeholderUrl(name), typeDefs: parse(sdl) }));
+}
+
+/** A composition library's result, its errors by their codes. */
+export function compositionOf(result: { supergraphSdl?: string; errors?: readonly GraphQLError[] }): Composition {
+  if (result.errors) return { errors: result.errors.map((e) => ({ code: String(e.extensions?.code ?? 'COMPOSITION_ERROR'), message: e.message })) };
   return { supergraphSdl: result.supergraphSdl, errors: [] };
+}
+
+export const APOLLO_COMPOSER = '@apollo/composition';
+
+/** Composes subgraph SDLs with Apollo's composition: the supergraph the gateway serves. */
+export function composeSubgraphs(subgraphs: SubgraphSdl[]): Composition {
+  return compositionOf(composeServices(serviceDefinitions(subgraphs)));
 }
 
 async function main(): Promise<void> {

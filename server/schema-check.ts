@@ -4,8 +4,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { type Change, CriticalityLevel, DiffRule, diff } from '@graphql-inspector/core';
-import { type GraphQLSchema, Kind, type OperationDefinitionNode, OverlappingFieldsCanBeMergedRule, ValuesOfCorrectTypeRule, parse, print, specifiedRules, validate } from 'graphql';
-import { type Composition, type SubgraphSdl, composeSubgraphs, subgraphSdls } from '../gateway/compose.js';
+import {
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  OverlappingFieldsCanBeMergedRule,
+  ValuesOfCorrectTypeRule,
+  lexicographicSortSchema,
+  parse,
+  print,
+  printSchema,
+  specifiedRules,
+  validate,
+} from 'graphql';
+import { APOLLO_COMPOSER, type Composition, type CompositionError, type SubgraphSdl, composeSubgraphs, subgraphSdls } from '../gateway/compose.js';
+import { GUILD_COMPOSER, composeWithGuild } from '../gateway/guild-composition.js';
 import { readCommittedSupergraph } from '../gateway/committed-supergraph.js';
 import { apolloGateway } from '../gateway/apollo-gateway.js';
 import { documentUsage } from '../gateway/usage/coordinates.js';
@@ -79,6 +92,11 @@ export interface SchemaCheckInput {
   sources?: SubgraphSource[];
 }
 
+/** A composer's error, naming the composer: a graph Hive's registry refuses is as unpublishable as one Apollo's refuses. */
+export interface ComposerError extends CompositionError {
+  composer: string;
+}
+
 /** `unused`: breaking, but nothing in the usage window (nor any deployed document) uses it: safe. */
 export type Verdict = 'breaking' | 'allowed' | 'unused' | 'dangerous' | 'safe';
 
@@ -95,7 +113,12 @@ export interface CheckedChange {
 
 export interface SchemaCheckReport {
   subgraphs: string[];
-  compositionErrors: Composition['errors'];
+  /** Who composes the subgraphs: Apollo's composition (the gateway serves its supergraph), then The Guild's. */
+  composers: string[];
+  /** The errors of the first composer that refused; none when every composer composed. */
+  compositionErrors: ComposerError[];
+  /** How the API schema of The Guild's supergraph differs from Apollo's, one line each; none when they are the same. */
+  composerDifferences: string[];
   baseline: string;
   changes: CheckedChange[];
   /** Allow-list entries that match no change: kept from an earlier release, they can go. */
@@ -110,14 +133,44 @@ export interface SchemaCheckReport {
   stale: boolean | null;
 }
 
-/** Composes, diffs the API schema against the baseline with usage, validates the known documents, compares with the committed file. */
+const COMPOSERS: Array<{ name: string; compose: (subgraphs: SubgraphSdl[]) => Composition }> = [
+  { name: APOLLO_COMPOSER, compose: composeSubgraphs },
+  { name: GUILD_COMPOSER, compose: composeWithGuild },
+];
+
+/** Composes with each composer in turn: every supergraph, Apollo's first, or the errors of the first composer that refuses. */
+function composeWithEach(subgraphs: SubgraphSdl[]): { supergraphs: string[] } | { errors: ComposerError[] } {
+  const supergraphs: string[] = [];
+  for (const { name, compose } of COMPOSERS) {
+    const { supergraphSdl, errors } = compose(subgraphs);
+    if (!supergraphSdl) return { errors: errors.map((e) => ({ ...e, composer: name })) };
+    supergraphs.push(supergraphSdl);
+  }
+  return { supergraphs };
+}
+
+/** Composes with Apollo's and The Guild's composition, diffs the API schema against the baseline with usage, validates the known documents, compares with the committed file. */
 export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckReport> {
   const subgraphs = input.subgraphs.map((s) => s.name);
-  const composition = composeSubgraphs(input.subgraphs);
+  const composed = composeWithEach(input.subgraphs);
   const baseline = input.baselineSource ?? (input.baselineSupergraph === undefined ? 'gateway/supergraph.graphql' : 'the given baseline');
-  const empty = { subgraphs, baseline, changes: [], unusedAllowances: [], usage: null, documentsChecked: { deployed: 0, recorded: 0 }, routeErrors: [], routesChecked: 0, stale: false };
-  if (!composition.supergraphSdl) return { ...empty, compositionErrors: composition.errors };
-  const api = await apiSchemaOf(composition.supergraphSdl);
+  const composers = COMPOSERS.map((c) => c.name);
+  const empty = {
+    subgraphs,
+    composers,
+    composerDifferences: [],
+    baseline,
+    changes: [],
+    unusedAllowances: [],
+    usage: null,
+    documentsChecked: { deployed: 0, recorded: 0 },
+    routeErrors: [],
+    routesChecked: 0,
+    stale: false,
+  };
+  if ('errors' in composed) return { ...empty, compositionErrors: composed.errors };
+  const [supergraphSdl, guildSupergraphSdl] = composed.supergraphs as [string, string];
+  const api = await apiSchemaOf(supergraphSdl);
   const oldApi = await apiSchemaOf(input.baselineSupergraph ?? input.committedSupergraph);
   const deployed = [...input.routes.map((r) => ({ app: 'rest-facade', name: r.name, body: r.operation })), ...(input.deployed ?? [])];
   const window = input.usage ? usageWindow(input.usage) : null;
@@ -130,7 +183,9 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
   const recorded = busy.filter((o) => bodies.get(o.hash));
   return {
     subgraphs,
+    composers,
     compositionErrors: [],
+    composerDifferences: await apiDifferences(api, await apiSchemaOf(guildSupergraphSdl)),
     baseline,
     changes,
     unusedAllowances: allowances.filter((a) => !changes.some((c) => matches(a, c.change))),
@@ -150,7 +205,7 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
       ...recorded.flatMap((o) => documentErrors(`recorded ${o.name ?? o.hash.slice(0, 12)} (${clientList(o)})`, bodies.get(o.hash)!, api, SIGNATURE_RULES)),
     ],
     routesChecked: input.routes.length,
-    stale: input.compareCommitted === false ? null : input.committedSupergraph !== composition.supergraphSdl,
+    stale: input.compareCommitted === false ? null : input.committedSupergraph !== supergraphSdl,
   };
 }
 
@@ -207,6 +262,22 @@ async function checkedChanges(oldApi: GraphQLSchema, api: GraphQLSchema, deploye
     const verdict = verdictOf(change, allowListed, used);
     return { change, verdict, ...(verdict === 'breaking' || verdict === 'unused' ? affectedBy(change) : { operations: [], deployed: [] }) };
   });
+}
+
+/**
+ * How another composer's API schema differs from Apollo's: graphql-inspector's changes from Apollo's
+ * to it, or, where it names none, the first line at which the printed schemas differ. The same
+ * printed schema (types, fields, arguments, descriptions, deprecations, sorted) is the same API.
+ */
+async function apiDifferences(apollo: GraphQLSchema, other: GraphQLSchema): Promise<string[]> {
+  const [ours, theirs] = [apollo, other].map((schema) => printSchema(lexicographicSortSchema(schema))) as [string, string];
+  if (ours === theirs) return [];
+  const changes = await diff(apollo, other);
+  if (changes.length > 0) return changes.map((c) => c.message);
+  const [a, b] = [ours.split('\n'), theirs.split('\n')];
+  const at = a.findIndex((line, i) => line !== b[i]);
+  const line = at === -1 ? a.length : at;
+  return [`the printed API schemas differ at line ${line + 1}: ${JSON.stringify(a[line] ?? '')} against ${JSON.stringify(b[line] ?? '')}`];
 }
 
 /** The coordinates a deployed document touches in the old schema (null when it does not validate there). */
@@ -278,22 +349,22 @@ export async function apiSchemaOf(supergraphSdl: string): Promise<GraphQLSchema>
   }
 }
 
-/** 2 when the check could not run (the subgraphs do not compose), 1 when any other check fails, 0 otherwise. */
+/** 2 when the check could not run (a composer refuses the subgraphs), 1 when any other check fails, 0 otherwise. */
 export function exitCodeOf(report: SchemaCheckReport): 0 | 1 | 2 {
   if (report.compositionErrors.length > 0) return 2;
   const breaking = report.changes.some((c) => c.verdict === 'breaking');
-  return breaking || report.routeErrors.length > 0 || report.stale === true ? 1 : 0;
+  return breaking || report.composerDifferences.length > 0 || report.routeErrors.length > 0 || report.stale === true ? 1 : 0;
 }
 
 /** The report in full, as the command prints it when something fails. */
 export function describeReport(report: SchemaCheckReport): string[] {
   if (report.compositionErrors.length > 0) {
-    return [`composition of ${report.subgraphs.join(', ')}: FAILED`, ...report.compositionErrors.map((e) => `  ${e.code}: ${e.message}`)];
+    return [`composition of ${report.subgraphs.join(', ')}: FAILED by ${report.compositionErrors[0]!.composer}`, ...report.compositionErrors.map((e) => `  ${e.code}: ${e.message}`)];
   }
   const count = (verdict: Verdict) => report.changes.filter((c) => c.verdict === verdict).length;
   const { deployed, recorded } = report.documentsChecked;
   return [
-    `composition of ${report.subgraphs.join(', ')}: ok`,
+    ...compositionLines(report),
     usageLine(report),
     `API changes against the baseline (${report.baseline}): ${report.changes.length} (${count('breaking')} breaking, ${count('unused')} unused in the window, ${count('allowed')} allow-listed, ${count('dangerous')} dangerous, ${count('safe')} safe)`,
     ...report.changes.filter((c) => c.verdict !== 'safe').flatMap(changeLines),
@@ -310,6 +381,18 @@ export function describeReport(report: SchemaCheckReport): string[] {
   ];
 }
 
+/** Both composers compose; their API schemas are the same, or how The Guild's differs. */
+function compositionLines(report: SchemaCheckReport): string[] {
+  const composed = `composition of ${report.subgraphs.join(', ')}: ok by ${report.composers.join(' and ')}`;
+  if (report.composerDifferences.length === 0) return [`${composed}, the same API schema`];
+  return [`${composed}, but ${composersDisagree(report)}: FAILED`, ...report.composerDifferences.map((d) => `  ${d}`)];
+}
+
+/** What the check calls composers whose API schemas differ. */
+export function composersDisagree({ composers }: SchemaCheckReport): string {
+  return `${composers.at(-1)} gives another API schema than ${composers[0]}`;
+}
+
 /** What a quiet run prints: one line, and one warning line for stale allow-list entries. */
 export function summaryLines(report: SchemaCheckReport): string[] {
   const count = (verdict: Verdict) => report.changes.filter((c) => c.verdict === verdict).length;
@@ -318,7 +401,7 @@ export function summaryLines(report: SchemaCheckReport): string[] {
   // Named, so that a reader of a green run sees what it let through.
   const unused = [...new Set(report.changes.filter((c) => c.verdict === 'unused').map((c) => c.change.path ?? c.change.type))];
   return [
-    `schema:check: ok: ${report.changes.length} API changes against ${report.baseline} (${count('unused')} breaking but unused, ${count('allowed')} allow-listed), ${deployed + recorded} operations valid, ${usage}${unused.length > 0 ? `; let through as unused: ${firstFew(unused)}` : ''}`,
+    `schema:check: ok: ${report.changes.length} API changes against ${report.baseline} (${count('unused')} breaking but unused, ${count('allowed')} allow-listed), ${deployed + recorded} operations valid, ${usage}, the same API composed by ${report.composers.join(' and ')}${unused.length > 0 ? `; let through as unused: ${firstFew(unused)}` : ''}`,
     ...allowListWarning(report),
   ];
 }

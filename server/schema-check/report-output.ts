@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises';
 import type { CheckedChange, SchemaCheckReport } from '../schema-check.js';
-import { changeLines, clientList, describeReport, summaryLines } from '../schema-check.js';
+import { changeLines, clientList, composersDisagree, describeReport, summaryLines } from '../schema-check.js';
 
 export type OutputFormat = 'text' | 'json';
 
@@ -32,7 +32,12 @@ export function jsonReport(report: SchemaCheckReport, exitCode: number) {
   return {
     verdict: exitCode === 0 ? 'safe' : exitCode === 1 ? 'breaking' : 'error',
     exitCode,
-    composition: { subgraphs: report.subgraphs, errors: report.compositionErrors.map((e) => ({ code: e.code, message: e.message })) },
+    composition: {
+      subgraphs: report.subgraphs,
+      composers: report.composers,
+      errors: report.compositionErrors.map((e) => ({ composer: e.composer, code: e.code, message: e.message })),
+      differences: report.composerDifferences,
+    },
     baseline: report.baseline,
     usage: report.usage,
     changes: report.changes.map(({ change, verdict, operations, deployed, location }) => ({
@@ -55,7 +60,8 @@ const escapeData = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%
 /** Workflow commands: `::error` for what fails the check, `::notice` for a breaking change that passes on usage; a change's at its declaration. */
 export function githubAnnotations(report: SchemaCheckReport): string[] {
   const lines: string[] = [];
-  for (const e of report.compositionErrors) lines.push(`::error title=schema:check composition ${e.code}::${escapeData(e.message)}`);
+  for (const e of report.compositionErrors) lines.push(`::error title=schema:check composition ${e.code} by ${e.composer}::${escapeData(e.message)}`);
+  if (report.composerDifferences.length > 0) lines.push(`::error title=schema:check ${composersDisagree(report)}::${escapeData(report.composerDifferences.join('\n'))}`);
   for (const c of report.changes) {
     if (c.verdict === 'breaking') lines.push(`::error ${at(c)}title=schema:check BREAKING ${c.change.type} ${c.change.path ?? ''}::${escapeData(details(c))}`);
     if (c.verdict === 'unused') lines.push(`::notice ${at(c)}title=schema:check UNUSED ${c.change.type} ${c.change.path ?? ''}::${escapeData(details(c))}`);
@@ -96,7 +102,8 @@ export function markdownSummary(report: SchemaCheckReport, exitCode: number): st
     }
     lines.push('');
   }
-  for (const e of report.compositionErrors) lines.push(`- composition: ${e.code}: ${e.message}`);
+  for (const e of report.compositionErrors) lines.push(`- composition by ${e.composer}: ${e.code}: ${e.message}`);
+  for (const d of report.composerDifferences) lines.push(`- ${composersDisagree(report)}: ${d.replace(/\|/g, '\\|')}`);
   for (const e of report.routeErrors) lines.push(`- document does not validate: ${e.replace(/\|/g, '\\|')}`);
   if (report.stale) lines.push('- `gateway/supergraph.graphql` is stale: run `npm run compose` and commit it');
   return `${lines.join('\n')}\n`;

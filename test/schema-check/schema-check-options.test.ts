@@ -183,9 +183,9 @@ describe('on GitHub Actions, a check that cannot run', () => {
     const indicators = await printedSubgraph('indicators', (sdl) => `${sdl}\nextend type Query { modelVersionCount: Int! }\n`);
     const { code, stdout, summary } = await onGitHub(['--subgraph', indicators.arg]);
     expect(code).toBe(2);
-    expect(stdout).toMatch(/^::error title=schema:check composition INVALID_FIELD_SHARING::Non-shareable field "Query\.modelVersionCount"/m);
+    expect(stdout).toMatch(/^::error title=schema:check composition INVALID_FIELD_SHARING by @apollo\/composition::Non-shareable field "Query\.modelVersionCount"/m);
     expect(summary).toMatch(/^## Schema check: ⚠️ could not run\n/);
-    expect(summary).toMatch(/^- composition: INVALID_FIELD_SHARING: Non-shareable field "Query\.modelVersionCount"/m);
+    expect(summary).toMatch(/^- composition by @apollo\/composition: INVALID_FIELD_SHARING: Non-shareable field "Query\.modelVersionCount"/m);
   });
 });
 
@@ -196,7 +196,7 @@ describe('schema:check on a proposed subgraph that does not compose', () => {
     const { code, stdout } = await schemaCheck(['--subgraph', indicators.arg]);
     expect(code).toBe(2);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('composition of models, indicators, impact: FAILED');
+    expect(lines[0]).toBe('composition of models, indicators, impact: FAILED by @apollo/composition');
     expect(
       lines
         .slice(1)
@@ -209,6 +209,21 @@ describe('schema:check on a proposed subgraph that does not compose', () => {
     expect(stdout).toMatch(/INVALID_FIELD_SHARING: Non-shareable field "ModelVersion.label" is resolved from multiple subgraphs/);
     // Nothing is diffed, validated or compared once composition fails.
     expect(stdout).not.toMatch(/API changes|operations:|supergraph:/);
+  });
+});
+
+describe("schema:check on proposed subgraphs The Guild's composition refuses", () => {
+  test("an argument of a shareable field with another default in each of two subgraphs: Apollo's composes, The Guild's refuses: exit 2 naming it", async () => {
+    const withDefault = (value: number) => inType('Query', 'health: Health! @shareable', `health(depth: Int = ${value}): Health! @shareable`);
+    const indicators = await printedSubgraph('indicators', withDefault(1));
+    const impact = await printedSubgraph('impact', withDefault(2));
+    const { code, stdout } = await schemaCheck(['--subgraph', indicators.arg, '--subgraph', impact.arg]);
+    expect({ code, stdout }).toEqual({
+      code: 2,
+      stdout:
+        'composition of models, indicators, impact: FAILED by @theguild/federation-composition\n' +
+        '  FIELD_ARGUMENT_DEFAULT_MISMATCH: Argument "Query.health(depth:)" has incompatible default values across subgraphs: it has default value 2 in subgraph "impact" but default value 1 in subgraph "indicators"\n',
+    });
   });
 });
 
@@ -256,7 +271,11 @@ describe('schema:print', () => {
       const printed = await printedSubgraph(name);
       expect(printed.sdl).toMatch(/^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\//);
       const { code, stdout } = await schemaCheck(['--subgraph', printed.arg]);
-      expect({ name, code, stdout }).toEqual({ name, code: 0, stdout: expect.stringMatching(/^schema:check: ok: 0 API changes /) });
+      expect({ name, code, stdout }).toEqual({
+        name,
+        code: 0,
+        stdout: expect.stringMatching(/^schema:check: ok: 0 API changes .*, the same API composed by @apollo\/composition and @theguild\/federation-composition\n$/),
+      });
     }
   });
 

@@ -123,7 +123,18 @@ describe('schema:check on modified inputs', () => {
     const { exitCode, report, output } = await check({ subgraphs: [catalog(), reviews('name: String!')] });
     expect(exitCode).toBe(2);
     expect(report.compositionErrors.map((e) => e.code)).toEqual(['INVALID_FIELD_SHARING']);
-    expect(output).toMatch(/^composition of catalog, reviews: FAILED\n {2}INVALID_FIELD_SHARING: /);
+    expect(output).toMatch(/^composition of catalog, reviews: FAILED by @apollo\/composition\n {2}INVALID_FIELD_SHARING: /);
+  });
+
+  test("a shareable field described otherwise in one subgraph: The Guild's composition describes it otherwise than Apollo's (exit 1)", async () => {
+    const hours = (name: string, description: string) => ({ name, sdl: `${LINK}\ntype Query { "${description}" openingHours: String @shareable }` });
+    const subgraphs = [hours('aisles', 'When the aisles open'), hours('stores', 'Opening hours'), hours('tills', 'Opening hours')];
+    const { exitCode, output } = await check({ subgraphs, committedSupergraph: supergraphOf(subgraphs), routes: [] });
+    expect(exitCode).toBe(1);
+    expect(output.split('\n').slice(0, 2)).toEqual([
+      'composition of aisles, stores, tills: ok by @apollo/composition and @theguild/federation-composition, but @theguild/federation-composition gives another API schema than @apollo/composition: FAILED',
+      "  Field 'Query.openingHours' description changed from 'Opening hours' to 'When the aisles open'",
+    ]);
   });
 
   test('a committed supergraph that is not the new composition is stale: run npm run compose', async () => {
@@ -228,7 +239,9 @@ describe('schema:check on this repository', () => {
   test('the real command passes on the real tree (exit 0), quietly: one summary line', async () => {
     expect(existsSync(built)).toBe(true);
     const { stdout } = await run();
-    expect(stdout).toMatch(/^schema:check: ok: 0 API changes against \S+ \(0 breaking but unused, 0 allow-listed\), \d+ operations valid, no usage seen \(no source\)\n$/);
+    expect(stdout).toMatch(
+      /^schema:check: ok: 0 API changes against \S+ \(0 breaking but unused, 0 allow-listed\), \d+ operations valid, no usage seen \(no source\), the same API composed by @apollo\/composition and @theguild\/federation-composition\n$/,
+    );
   });
 
   test('against a baseline copy that still has a field the code no longer has: exit 1', async () => {
