@@ -3,16 +3,20 @@ import { displayUrl } from '../kernel/display-url.js';
 import { describeDatabase } from '../database/location.js';
 import type { SystemConfig } from './config.js';
 
+/** The process role as logs and metrics name it: `all`, `gateway` or `subgraph:<name>`. */
+export function roleName(config: SystemConfig): string {
+  return config.process.role === 'subgraph' ? `subgraph:${config.process.subgraph}` : config.process.role;
+}
+
 /**
  * What the `started` line says besides the ports, for the operator reading it: what runs here, how
  * many workers, which store, auth mode and catalog, and which planner. Addresses as `displayUrl`
  * shows them: no credential, query or inline catalog reaches the log.
  */
 export function startupSummary(config: SystemConfig): Record<string, unknown> {
-  const role = config.process.role === 'subgraph' ? `subgraph:${config.process.subgraph}` : config.process.role;
   const models = config.models;
   return {
-    role,
+    role: roleName(config),
     workers: config.workers,
     heapGrowthPercent: config.heapGrowthPercent,
     auth: config.auth.mode,

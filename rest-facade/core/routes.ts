@@ -1,4 +1,5 @@
 import { DomainError } from '../../kernel/errors.js';
+import { metricsDisabled } from '../../kernel/metrics.js';
 import type { Facade } from '../facades.js';
 import {
   CoreArtifactDocument,
@@ -208,7 +209,7 @@ export const coreFacade: Facade = {
       authorize: 'admin.metrics',
       local: async () => {
         const metrics = await context.metrics();
-        if (!metrics) throw new DomainError('NOT_FOUND', 'metrics are disabled (METRICS_ENABLED is not true)');
+        if (!metrics) throw metricsDisabled();
         return { status: 200, headers: { 'content-type': metrics.contentType }, body: metrics.body };
       },
       openapi: {
