@@ -281,6 +281,7 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
       openapi: () => (document ??= openApiDocument(facade, routes, PROJECT_VERSION)),
       metrics: async () => (renderMetrics ? renderMetrics() : null),
       maxJsonDepth: http.maxJsonDepth,
+      edge: { authMode: proc.access.authenticator.mode, metricsEnabled: renderMetrics !== null },
     });
     const app = createFacade({
       facade,
