@@ -10,11 +10,13 @@ export function roleName(config: SystemConfig): string {
 
 /**
  * What the `started` line says besides the ports, for the operator reading it: what runs here, how
- * many workers, which store, auth mode and catalog, and which planner. Addresses as `displayUrl`
- * shows them: no credential, query or inline catalog reaches the log.
+ * many workers, which store, auth mode and catalog, which planner, and for an edge the supergraph's
+ * version (`supergraphVersion`, as the serving process loaded it) and a gateway's subgraph URLs.
+ * Addresses as `displayUrl` shows them: no credential, query or inline catalog reaches the log.
  */
-export function startupSummary(config: SystemConfig): Record<string, unknown> {
+export function startupSummary(config: SystemConfig, supergraphVersion?: string): Record<string, unknown> {
   const models = config.models;
+  const role = config.process;
   return {
     role: roleName(config),
     workers: config.workers,
@@ -22,6 +24,8 @@ export function startupSummary(config: SystemConfig): Record<string, unknown> {
     auth: config.auth.mode,
     ...(models && { store: describeDatabase(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
     ...(config.gatewayPlanner && { planner: config.gatewayPlanner.mode }),
+    ...(supergraphVersion && { supergraph: supergraphVersion }),
+    ...(role.role === 'gateway' && { subgraphs: Object.fromEntries(Object.entries(role.subgraphUrls).map(([name, url]) => [name, displayUrl(url)])) }),
   };
 }
 

@@ -74,6 +74,8 @@ export interface RunningSystem {
   logger: Logger;
   /** The domain services this process built (for benchmarks that call the domain directly). */
   services: Partial<SubgraphServices>;
+  /** The supergraph's version, where this process serves one (`all`, `gateway`): its `started` line names it. */
+  supergraphVersion?: string;
   stop(): Promise<void>;
 }
 
@@ -137,7 +139,7 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
   }
   const ports = Object.fromEntries(Object.entries(proc.listeners).map(([name, server]) => [name, (server.address() as AddressInfo).port]));
   let stopping: Promise<void> | undefined;
-  return { ports, logger, services: built.get(proc) ?? {}, stop: () => (stopping ??= stopGracefully(proc, options.othersDrained)) };
+  return { ports, logger, services: built.get(proc) ?? {}, supergraphVersion: proc.supergraphVersion, stop: () => (stopping ??= stopGracefully(proc, options.othersDrained)) };
 }
 
 /** The metrics of what this process's role does (kernel/metrics.ts `MetricsScope`). */
