@@ -22,6 +22,9 @@ export function graphqlDoor(kind: 'graphql' | 'subgraph', name: string): Door {
   };
 }
 
+/** The admin paths of a GraphQL port (the gateway's, a subgraph's): refusals in the GraphQL error shape of the port's others. */
+export const ADMIN_DOOR: Door = { name: 'admin', kind: 'admin', protocol: 'rest', json: 'application/json; charset=utf-8', refuse: graphqlRefusal };
+
 /**
  * The operation's name on the exchange, or for an anonymous one what the log line names instead
  * (`query { records modelVersion }`: its type and distinct root fields, no argument or alias).

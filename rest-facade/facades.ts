@@ -16,6 +16,11 @@ export interface FacadeContext {
   metrics(): Promise<{ contentType: string; body: string } | null>;
   /** `SERVER_JSON_MAX_DEPTH`, for a facade that parses its bodies its own documented way. */
   maxJsonDepth: number;
+  /**
+   * What `/admin/status` says of the process that answers, not of the models subgraph behind it
+   * (in the gateway role another process): how it authenticates callers, whether it serves metrics.
+   */
+  edge: { authMode: string; metricsEnabled: boolean };
 }
 
 /**
@@ -43,5 +48,5 @@ export function routesForInspection(facade: Facade): Route[] {
   const unused = (): never => {
     throw new Error('route tables built for inspection serve no documents');
   };
-  return facade.routes({ openapi: unused, metrics: unused, maxJsonDepth: 0 });
+  return facade.routes({ openapi: unused, metrics: unused, maxJsonDepth: 0, edge: { authMode: 'none', metricsEnabled: false } });
 }

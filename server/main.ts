@@ -59,10 +59,10 @@ async function serve(config: SystemConfig): Promise<void> {
   const system = await starting;
   if (cluster.isWorker) {
     system.logger.info({ ports: system.ports, worker: cluster.worker!.id }, 'worker listening');
-    reportListening(system.ports);
+    reportListening(system.ports, system.supergraphVersion);
   } else {
     // Whoever reads this line may signal at once: the handlers are in place.
-    system.logger.info({ ports: system.ports, ...startupSummary(config) }, 'started');
+    system.logger.info({ ports: system.ports, ...startupSummary(config, system.supergraphVersion) }, 'started');
   }
 }
 

@@ -3,21 +3,29 @@ import { displayUrl } from '../kernel/display-url.js';
 import { describeDatabase } from '../database/location.js';
 import type { SystemConfig } from './config.js';
 
+/** The process role as logs and metrics name it: `all`, `gateway` or `subgraph:<name>`. */
+export function roleName(config: SystemConfig): string {
+  return config.process.role === 'subgraph' ? `subgraph:${config.process.subgraph}` : config.process.role;
+}
+
 /**
  * What the `started` line says besides the ports, for the operator reading it: what runs here, how
- * many workers, which store, auth mode and catalog, and which planner. Addresses as `displayUrl`
- * shows them: no credential, query or inline catalog reaches the log.
+ * many workers, which store, auth mode and catalog, which planner, and for an edge the supergraph's
+ * version (`supergraphVersion`, as the serving process loaded it) and a gateway's subgraph URLs.
+ * Addresses as `displayUrl` shows them: no credential, query or inline catalog reaches the log.
  */
-export function startupSummary(config: SystemConfig): Record<string, unknown> {
-  const role = config.process.role === 'subgraph' ? `subgraph:${config.process.subgraph}` : config.process.role;
+export function startupSummary(config: SystemConfig, supergraphVersion?: string): Record<string, unknown> {
   const models = config.models;
+  const role = config.process;
   return {
-    role,
+    role: roleName(config),
     workers: config.workers,
     heapGrowthPercent: config.heapGrowthPercent,
     auth: config.auth.mode,
     ...(models && { store: describeDatabase(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
     ...(config.gatewayPlanner && { planner: config.gatewayPlanner.mode }),
+    ...(supergraphVersion && { supergraph: supergraphVersion }),
+    ...(role.role === 'gateway' && { subgraphs: Object.fromEntries(Object.entries(role.subgraphUrls).map(([name, url]) => [name, displayUrl(url)])) }),
   };
 }
 

@@ -11,7 +11,9 @@ import { graphqlJsonBody, graphqlRefusal } from '../kernel/http/graphql-body.js'
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
 import type { Answer, Exchange, RequestPipeline } from '../pipeline/pipeline.js';
-import { graphqlDoor } from '../pipeline/graphql-door.js';
+import { ADMIN_DOOR, graphqlDoor } from '../pipeline/graphql-door.js';
+import { metricsDisabled } from '../kernel/metrics.js';
+import type { RenderedMetrics } from './cluster-metrics.js';
 import { GATEWAY_SECRET_HEADER } from '../pipeline/gateway-secret.js';
 import { followGatewayDeadline } from '../pipeline/request-budget.js';
 
@@ -27,6 +29,8 @@ export interface SubgraphServerOptions {
   door: string;
   /** Its door's concerns: request id, budget, the size and operation limits of a direct caller's documents, the log line of a 5xx. */
   pipeline: RequestPipeline;
+  /** This process's Prometheus exposition (`GET /admin/metrics`), or null when METRICS_ENABLED is not true. */
+  metrics: (() => Promise<RenderedMetrics>) | null;
 }
 
 /**
@@ -37,7 +41,8 @@ export interface SubgraphServerOptions {
  * (`GET /admin/health`, the records `/health` and `/ready`, the indicator and impact facades, which
  * do not authenticate callers): a request that proves it comes from our gateway (the shared secret)
  * may run the fields that need no identity; any other field still authenticates the caller itself.
- * `GET /health` is the subgraph's own liveness probe.
+ * `GET /health` is the subgraph's own liveness probe; `GET /admin/metrics` its Prometheus metrics,
+ * authenticated and authorized as on the core facade.
  */
 export function subgraphApp(options: SubgraphServerOptions): express.Express {
   // One cache for every sender: a direct caller's documents meet the size limits first (below).
@@ -61,6 +66,7 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.get('/admin/metrics', (req, res) => void options.pipeline.run(ADMIN_DOOR, req, res, (exchange) => metricsAnswer(options, req, exchange)));
   // Anything else is a JSON 404 in the GraphQL error shape, as on the gateway's port, never express's HTML page.
   app.use((_req, res) => {
     const { status, headers, body } = graphqlRefusal(new DomainError('NOT_FOUND', NOT_FOUND));
@@ -69,7 +75,16 @@ export function subgraphApp(options: SubgraphServerOptions): express.Express {
   return app;
 }
 
-const NOT_FOUND = 'not found: this port serves POST /graphql and GET /health';
+const NOT_FOUND = 'not found: this port serves POST /graphql, GET /health and GET /admin/metrics';
+
+/** Rules of the core facade's `/admin/metrics`: the caller authorized first, then 404 when metrics are off. */
+async function metricsAnswer(options: SubgraphServerOptions, req: express.Request, exchange: Exchange): Promise<Answer> {
+  exchange.route = '/admin/metrics';
+  await requestContext(options.access, credentialSourceOf(req), exchange).authorize('admin.metrics');
+  if (!options.metrics) throw metricsDisabled();
+  const { contentType, body } = await options.metrics();
+  return { status: 200, headers: { 'content-type': contentType }, body };
+}
 
 async function answer(options: SubgraphServerOptions, documents: DocumentCache, sender: 'gateway' | 'caller', req: express.Request, exchange: Exchange): Promise<Answer> {
   const context = requestContext(options.access, credentialSourceOf(req), exchange);

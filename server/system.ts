@@ -10,7 +10,7 @@ import { ServiceMetrics } from '../kernel/metrics.js';
 import { PROJECT_VERSION } from '../kernel/project.js';
 import { CORE_SERVICE_NAME } from '../kernel/service-identities.js';
 import { type Gateway, startGateway } from '../gateway/gateway.js';
-import { readCommittedSupergraph } from '../gateway/committed-supergraph.js';
+import { readCommittedSupergraph, supergraphVersion } from '../gateway/committed-supergraph.js';
 import { InProcessClient } from '../gateway/executor/in-process-client.js';
 import { AnswerCache } from '../gateway/executor/answer-cache.js';
 import { RemoteClient } from '../gateway/executor/remote-client.js';
@@ -30,6 +30,7 @@ import { graphqlRefusal } from '../kernel/http/graphql-body.js';
 import { RequestPipeline } from '../pipeline/pipeline.js';
 import { requestId } from '../pipeline/request-id.js';
 import { requestMetrics } from '../pipeline/request-metrics.js';
+import { subgraphFetchMetrics } from '../pipeline/subgraph-fetch-metrics.js';
 import { serverErrorLog } from '../pipeline/server-error-log.js';
 import { accessLog } from '../pipeline/access-log.js';
 import { usageReporting } from '../gateway/usage/usage-reporting.js';
@@ -65,6 +66,7 @@ import type { Registry } from 'prom-client';
 import type { RenderedMetrics } from './cluster-metrics.js';
 import { subgraphApp } from './subgraph-server.js';
 import { drain } from './drain.js';
+import { roleName } from './startup-summary.js';
 import { stoppingAware } from './stopping.js';
 
 export interface RunningSystem {
@@ -73,6 +75,8 @@ export interface RunningSystem {
   logger: Logger;
   /** The domain services this process built (for benchmarks that call the domain directly). */
   services: Partial<SubgraphServices>;
+  /** The supergraph's version, where this process serves one (`all`, `gateway`): its `started` line names it. */
+  supergraphVersion?: string;
   stop(): Promise<void>;
 }
 
@@ -81,6 +85,8 @@ interface Process {
   logger: Logger;
   access: AccessControl;
   metrics: ServiceMetrics;
+  /** `/admin/metrics` on every port that serves it; null when METRICS_ENABLED is not true. */
+  renderMetrics: (() => Promise<RenderedMetrics>) | null;
   pipeline: RequestPipeline;
   /** Usage reporting, when this process has an edge and it is on. */
   usage: { store: UsageStore; collector: UsageCollector } | null;
@@ -88,6 +94,8 @@ interface Process {
   listeners: Record<string, Server>;
   /** Told to stop: the probes answer 503 (server/stopping.ts). */
   stopping: boolean;
+  /** The version of the supergraph it serves, once loaded (an edge process). */
+  supergraphVersion?: string;
   options: SystemOptions;
 }
 
@@ -117,9 +125,11 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
   const authenticator = createAuthenticator(config.auth, { logger: { warn: ((obj: object, msg?: string) => logger!.warn(obj, msg)) as Logger['warn'] } });
   logger ??= createLogger({ level: config.logLevel, sensitiveHeaders: authenticator.credentialHeaders });
   const access = { authenticator, authorizer: new Authorizer(config.auth.policy) };
-  const metrics = new ServiceMetrics(config.process.role === 'subgraph' ? [] : knownOperationNames(config.graphqlTrustedDocuments?.bodies.values()));
+  const metrics = processMetrics(config);
+  const renderMetrics = config.metricsEnabled ? (options.clusterMetrics?.(metrics.registry) ?? (() => metrics.render())) : null;
   const usage = await openUsage(config, logger, metrics);
-  const proc: Process = { config, logger, access, metrics, pipeline: requestPipeline(config, metrics, logger, usage?.collector), usage, closers: [], listeners: {}, stopping: false, options };
+  const pipeline = requestPipeline(config, metrics, logger, usage?.collector);
+  const proc: Process = { config, logger, access, metrics, renderMetrics, pipeline, usage, closers: [], listeners: {}, stopping: false, options };
   // Closed last (closers run in reverse): the final batch holds the requests drained before.
   if (usage) proc.closers.push(() => usage.collector.close());
   try {
@@ -130,7 +140,18 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
   }
   const ports = Object.fromEntries(Object.entries(proc.listeners).map(([name, server]) => [name, (server.address() as AddressInfo).port]));
   let stopping: Promise<void> | undefined;
-  return { ports, logger, services: built.get(proc) ?? {}, stop: () => (stopping ??= stopGracefully(proc, options.othersDrained)) };
+  return { ports, logger, services: built.get(proc) ?? {}, supergraphVersion: proc.supergraphVersion, stop: () => (stopping ??= stopGracefully(proc, options.othersDrained)) };
+}
+
+/** The metrics of what this process's role does (kernel/metrics.ts `MetricsScope`). */
+function processMetrics(config: SystemConfig): ServiceMetrics {
+  const role = config.process.role;
+  return new ServiceMetrics({
+    role: roleName(config),
+    edge: role === 'subgraph' ? undefined : { knownOperations: knownOperationNames(config.graphqlTrustedDocuments?.bodies.values()) },
+    models: config.models !== undefined,
+    remoteSubgraphs: role === 'gateway',
+  });
 }
 
 /**
@@ -140,7 +161,7 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
  */
 function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: Logger, usage: UsageCollector | undefined): RequestPipeline {
   const role = config.process;
-  const remoteFetches = role.role === 'gateway' ? [forwardedCredentials(), gatewaySecret(role.gatewaySecret), upstreamTimeout(role.subgraphTimeoutMs)] : [];
+  const remoteFetches = role.role === 'gateway' ? [subgraphFetchMetrics(metrics), forwardedCredentials(), gatewaySecret(role.gatewaySecret), upstreamTimeout(role.subgraphTimeoutMs)] : [];
   // Usage counts what runs: after the limits, which refuse an operation before it does.
   const reporting = usage ? [usageReporting(usage)] : [];
   const accessLogs = config.accessLog ? [accessLog(logger)] : [];
@@ -201,6 +222,7 @@ async function startRole(proc: Process): Promise<void> {
       gatewaySecret: role.gatewaySecret,
       door: `subgraph:${role.subgraph}`,
       pipeline: proc.pipeline,
+      metrics: proc.renderMetrics,
     });
     await listen(proc, `subgraph:${role.subgraph}`, role.port, app, graphqlRefusal, expressMessages(app));
     return;
@@ -213,6 +235,8 @@ async function startRole(proc: Process): Promise<void> {
         : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
   }
   const supergraphSdl = await readCommittedSupergraph();
+  proc.supergraphVersion = supergraphVersion(supergraphSdl);
+  proc.metrics.serving(proc.supergraphVersion);
   const gateway = await startGateway(supergraphSdl, subgraphs, { planner: proc.config.gatewayPlanner?.mode ?? 'apollo', stockExecutorOnly: proc.options.stockExecutorOnly, logger: proc.logger });
   proc.closers.push(() => gateway.stop());
   await startEdge(proc, gateway, supergraphSdl);
@@ -233,7 +257,7 @@ function reusing(proc: Process, name: SubgraphName, client: SubgraphClient): Sub
 /** The gateway's GraphQL endpoint and the REST facades, each on its own port. */
 async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string): Promise<void> {
   const { http } = proc.config;
-  const renderMetrics = proc.options.clusterMetrics?.(proc.metrics.registry) ?? (() => proc.metrics.render());
+  const { renderMetrics } = proc;
   const endpoint = await graphqlEndpoint({
     gateway,
     supergraphSdl,
@@ -258,8 +282,9 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     let document: unknown;
     const routes = facade.routes({
       openapi: () => (document ??= openApiDocument(facade, routes, PROJECT_VERSION)),
-      metrics: async () => (proc.config.metricsEnabled ? renderMetrics() : null),
+      metrics: async () => (renderMetrics ? renderMetrics() : null),
       maxJsonDepth: http.maxJsonDepth,
+      edge: { authMode: proc.access.authenticator.mode, metricsEnabled: renderMetrics !== null },
     });
     const app = createFacade({
       facade,

@@ -17,8 +17,11 @@ import { ClusterMetrics } from './cluster-metrics.js';
  * share one port each; a replacement gets the same ones while another worker still holds them.
  */
 
-/** What a worker tells the primary over the IPC channel; `alive` carries its resident memory (bytes). */
-type Report = { cerise: 'listening'; ports: Record<string, number> } | { cerise: 'others-drained' } | { cerise: 'alive'; rss: number };
+/**
+ * What a worker tells the primary over the IPC channel: `listening` the supergraph version it loaded
+ * too (an edge's, for the `started` line), `alive` its resident memory (bytes).
+ */
+type Report = { cerise: 'listening'; ports: Record<string, number>; supergraphVersion?: string } | { cerise: 'others-drained' } | { cerise: 'alive'; rss: number };
 const DRAIN_CORE = { cerise: 'drain-core' };
 
 const RESTART_BASE_MS = 100;
@@ -93,7 +96,7 @@ class Supervisor {
     this.metrics?.workers(this.live.size);
     worker.on('message', (message: Report) => {
       if (message?.cerise === 'alive') this.alive(worker, message.rss);
-      if (message?.cerise === 'listening') this.listened(worker, message.ports);
+      if (message?.cerise === 'listening') this.listened(worker, message.ports, message.supergraphVersion);
       if (message?.cerise === 'others-drained') {
         this.othersDrained.add(worker.id);
         // A worker drained alone (past WORKER_MAX_RSS_MB): the others serve the core meanwhile.
@@ -110,7 +113,7 @@ class Supervisor {
   }
 
   /** `started` (the line tests and operators wait for) once every first worker listens. */
-  private listened(worker: Worker, ports: Record<string, number>): void {
+  private listened(worker: Worker, ports: Record<string, number>, supergraphVersion: string | undefined): void {
     this.listening.add(worker.id);
     this.heard.set(worker.id, Date.now());
     this.watch ??= setInterval(() => this.killUnresponsive(), HEARTBEAT_EVERY_MS);
@@ -120,7 +123,7 @@ class Supervisor {
     } else if (this.listening.size === this.config.workers) {
       this.started = true;
       const pids = [...this.live.values()].map((w) => w.process.pid);
-      this.logger.info({ ports, ...startupSummary(this.config), workerPids: pids }, 'started');
+      this.logger.info({ ports, ...startupSummary(this.config, supergraphVersion), workerPids: pids }, 'started');
     }
   }
 
@@ -278,8 +281,8 @@ class Supervisor {
 }
 
 /** In a worker: tells the primary it listens, and on which ports; from then on, that it is alive, and its resident memory. */
-export function reportListening(ports: Record<string, number>): void {
-  process.send!({ cerise: 'listening', ports } satisfies Report);
+export function reportListening(ports: Record<string, number>, supergraphVersion: string | undefined): void {
+  process.send!({ cerise: 'listening', ports, supergraphVersion } satisfies Report);
   setInterval(() => process.connected && process.send!({ cerise: 'alive', rss: process.memoryUsage.rss() } satisfies Report), HEARTBEAT_EVERY_MS).unref();
 }
 

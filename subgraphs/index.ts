@@ -12,7 +12,6 @@ export interface SubgraphServices {
   impact: ImpactService;
 }
 
-
 const BUILDERS: { [N in SubgraphName]: (services: SubgraphServices[N]) => Promise<GraphQLSchema> } = {
   models: buildModelsSchema,
   indicators: buildIndicatorsSchema,

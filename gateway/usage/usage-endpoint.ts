@@ -1,10 +1,10 @@
 import express, { type Router } from 'express';
 import { type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import { DomainError } from '../../kernel/errors.js';
-import { graphqlRefusal } from '../../kernel/http/graphql-body.js';
 import { credentialSourceOf } from '../../kernel/identity/identity.js';
 import { type AccessControl, requestContext } from '../../kernel/graphql/request-context.js';
-import type { Door, Exchange, RequestPipeline } from '../../pipeline/pipeline.js';
+import type { Exchange, RequestPipeline } from '../../pipeline/pipeline.js';
+import { ADMIN_DOOR } from '../../pipeline/graphql-door.js';
 import { storeFailure } from '../../database/failure.js';
 import { FieldPage } from './usage-analysis.js';
 import type { UsageCollector } from './usage-collector.js';
@@ -20,9 +20,6 @@ export interface UsageEndpointOptions {
   /** Its door's concerns (request id, metrics, the log line of a 5xx). */
   pipeline: RequestPipeline;
 }
-
-/** The admin paths' door: refusals in the GraphQL error shape of the port's others. */
-const ADMIN: Door = { name: 'admin', kind: 'admin', protocol: 'rest', json: 'application/json; charset=utf-8', refuse: graphqlRefusal };
 
 const MAX_DAYS = 366;
 /** Count rows of an export page: by default, and at most (`limit`). */
@@ -58,7 +55,7 @@ export function usageEndpoint(options: UsageEndpointOptions): Router {
   const admin =
     (handler: (req: express.Request, exchange: Exchange) => Promise<{ type: string; body: unknown }>): express.RequestHandler =>
     (req, res) =>
-      void options.pipeline.run(ADMIN, req, res, async (exchange) => {
+      void options.pipeline.run(ADMIN_DOOR, req, res, async (exchange) => {
         exchange.route = req.route?.path ?? null;
         await requestContext(options.access, credentialSourceOf(req), exchange).authorize('admin.usage');
         try {

@@ -1,4 +1,5 @@
 import { DomainError } from '../../kernel/errors.js';
+import { metricsDisabled } from '../../kernel/metrics.js';
 import type { Facade } from '../facades.js';
 import {
   CoreArtifactDocument,
@@ -196,8 +197,8 @@ export const coreFacade: Facade = {
             errors: s.registry.errors.map(registryError),
           },
           store: { backend: s.storeBackend },
-          auth: { mode: s.authMode },
-          metrics_enabled: s.metricsEnabled,
+          auth: { mode: context.edge.authMode },
+          metrics_enabled: context.edge.metricsEnabled,
           validators: { shacl: { unsupported_constraints: s.shaclUnsupportedConstraints } },
         }),
       openapi: { summary: 'runtime status', responses: ok('status', { type: 'object' }) },
@@ -208,7 +209,7 @@ export const coreFacade: Facade = {
       authorize: 'admin.metrics',
       local: async () => {
         const metrics = await context.metrics();
-        if (!metrics) throw new DomainError('NOT_FOUND', 'metrics are disabled (METRICS_ENABLED is not true)');
+        if (!metrics) throw metricsDisabled();
         return { status: 200, headers: { 'content-type': metrics.contentType }, body: metrics.body };
       },
       openapi: {

@@ -25,8 +25,7 @@ test('after SIGTERM the probes answer 503 and everything else is still served, t
   // The primary passes the signal to each worker in turn, so one 503 says only that one worker has
   // heard it; a round in which every probe of every door says so (each door's connections go to the
   // workers in turn, so two rounds reach both) says they all have.
-  const probeRound = () =>
-    Promise.all([call(server.url('core'), 'GET', '/admin/ready'), call(server.url('records'), 'GET', '/ready'), call(server.url('gateway'), 'GET', '/health')]);
+  const probeRound = () => Promise.all([call(server.url('core'), 'GET', '/admin/ready'), call(server.url('records'), 'GET', '/ready'), call(server.url('gateway'), 'GET', '/health')]);
   const everyWorkerStopping = async () => {
     const answers = [...(await probeRound()), ...(await probeRound())];
     return answers.every((answer) => answer.status === 503) && answers;

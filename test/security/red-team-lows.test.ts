@@ -185,7 +185,7 @@ describe('a subgraph port', () => {
     const answer = await call(server.url('subgraph:models'), method, path);
     expect(answer.status).toBe(404);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(answer.json).toEqual({ errors: [{ message: 'not found: this port serves POST /graphql and GET /health', extensions: { code: 'NOT_FOUND', details: null } }] });
+    expect(answer.json).toEqual({ errors: [{ message: 'not found: this port serves POST /graphql, GET /health and GET /admin/metrics', extensions: { code: 'NOT_FOUND', details: null } }] });
   });
 
   test.each(MISSPELT)('introspection off, %s in a direct caller\'s variables: no "Did you mean"', async (_case, variables) => {

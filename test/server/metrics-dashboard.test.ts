@@ -1,22 +1,19 @@
-import { readFileSync } from 'node:fs';
-import { projectPath } from '../../kernel/project.js';
 import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
 import { NO_AUTH, type TestSystem, call, callOnNewConnection, startTestSystem } from '../support/system.js';
 import { postgresReachable } from '../subgraphs/models/store/support.js';
+import { DASHBOARD, dashboardMetricNames, metricSelectors } from '../support/grafana-dashboard.js';
 
 /**
  * Issue "For the people who run it", thin metrics: `/admin/metrics` has Node's runtime metrics, the
  * database pool, per-route and per-operation latency, the registry's revision and last refresh, and
  * the workers; one scrape shows the whole process (the primary aggregates its workers), and every
- * metric the shipped Grafana dashboard (docs/grafana/dashboard.json) uses is exported.
+ * metric the shipped Grafana dashboard (docs/grafana/dashboard.json) uses is exported (the
+ * gateway role's own, by test/server/metrics-roles.test.ts). Issue 38, item 5: the dashboard picks
+ * roles and instances, and every panel shows the instances picked, each series named.
  */
 const store = (await postgresReachable()) ? 'postgresql' : 'sqlite';
-const dashboard = JSON.parse(readFileSync(projectPath('docs', 'grafana', 'dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
-
-/** The metric names of a PromQL expression: identifiers with an underscore that are not a function called. */
-function metricNames(expr: string): string[] {
-  return [...expr.matchAll(/\b([a-z][a-z0-9]*_[a-z0-9_]+)\b(?!\s*\()/g)].map((match) => match[1]!);
-}
+/** What only a gateway in front of remote subgraphs does: fetch them. */
+const GATEWAY_ONLY = /^subgraph_fetch/;
 
 let sut: TestSystem;
 
@@ -39,7 +36,7 @@ test("every scrape, whichever worker it reaches, counts every worker's requests"
   expect(scrapes.map((text) => /^workers_live (\d+)$/m.exec(text)?.[1])).toEqual(Array(4).fill(expect.stringMatching(/^[1-9]\d*$/)));
 });
 
-test('every metric the Grafana dashboard uses is exported', async () => {
+test('every metric the Grafana dashboard uses is exported, but for the gateway role’s fetches', async () => {
   const scrape = await callOnNewConnection(sut.url('core'), 'GET', '/admin/metrics').then((answer) => answer.text);
   const exported = new Set(
     scrape
@@ -47,7 +44,7 @@ test('every metric the Grafana dashboard uses is exported', async () => {
       .filter((line) => line && !line.startsWith('#'))
       .map((line) => line.split(/[{ ]/)[0]),
   );
-  const used = [...new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => metricNames(target.expr))))].sort();
+  const used = dashboardMetricNames().filter((name) => !GATEWAY_ONLY.test(name));
   expect(used.length).toBeGreaterThan(15);
   // The database pool's metrics exist on PostgreSQL only (SQLite has no pool); CI always has PostgreSQL.
   const expected = store === 'postgresql' ? used : used.filter((name) => !name.startsWith('store_pool_'));
@@ -61,5 +58,36 @@ test('the runtime, the registry and the database pool are there', async () => {
   expect(scrape).toMatch(/^registry_models 1$/m);
   expect(scrape).toMatch(/^registry_revision_info\{revision="[0-9a-f]{16}"\} 1$/m);
   expect(scrape).toMatch(/^registry_last_refresh_timestamp_seconds \d+/m);
+  expect(scrape).toMatch(/^process_role_info\{role="all"\} 1$/m);
+  expect(scrape).toMatch(/^supergraph_version_info\{version="[0-9a-f]{16}"\} 1$/m);
+  // Its subgraphs run in this process: no fetch to count.
+  expect(scrape).not.toMatch(/^# TYPE subgraph_fetch/m);
   if (store === 'postgresql') expect(scrape).toMatch(/^store_pool_acquire_seconds_count [1-9]/m);
+});
+
+describe('the Grafana dashboard', () => {
+  const variable = (name: string) => DASHBOARD.templating.list.find((candidate) => candidate.name === name);
+
+  test('picks roles, then the instances of the roles picked, several or all of each', () => {
+    expect(variable('role')).toEqual(expect.objectContaining({ type: 'query', multi: true, includeAll: true, query: expect.objectContaining({ query: 'label_values(process_role_info, role)' }) }));
+    expect(variable('instance')).toEqual(
+      expect.objectContaining({ type: 'query', multi: true, includeAll: true, query: expect.objectContaining({ query: 'label_values(process_role_info{role=~"$role"}, instance)' }) }),
+    );
+  });
+
+  test('every metric every panel reads is filtered by the instances picked', () => {
+    const unfiltered = DASHBOARD.panels.flatMap((panel) =>
+      panel.targets.flatMap((target) =>
+        metricSelectors(target.expr)
+          .filter(({ selector }) => !selector.includes('instance=~"$instance"'))
+          .map(({ metric }) => `${panel.title}: ${metric}`),
+      ),
+    );
+    expect(unfiltered).toEqual([]);
+  });
+
+  test("every panel's queries name their series (a legend format)", () => {
+    const unnamed = DASHBOARD.panels.flatMap((panel) => panel.targets.filter((target) => !target.legendFormat?.trim()).map((target) => `${panel.title}: ${target.expr}`));
+    expect(unnamed).toEqual([]);
+  });
 });
