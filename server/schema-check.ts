@@ -266,8 +266,9 @@ async function checkedChanges(oldApi: GraphQLSchema, api: GraphQLSchema, deploye
 
 /**
  * How another composer's API schema differs from Apollo's: graphql-inspector's changes from Apollo's
- * to it, or, where it names none, the first line at which the printed schemas differ. The same
- * printed schema (types, fields, arguments, descriptions, deprecations, sorted) is the same API.
+ * to it, or, where it names none, the first line at which the printed schemas differ (a difference
+ * is never let through unnamed). The same printed schema (types, fields, arguments, descriptions,
+ * deprecations, sorted) is the same API.
  */
 async function apiDifferences(apollo: GraphQLSchema, other: GraphQLSchema): Promise<string[]> {
   const [ours, theirs] = [apollo, other].map((schema) => printSchema(lexicographicSortSchema(schema))) as [string, string];
