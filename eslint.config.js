@@ -19,6 +19,7 @@ export default tseslint.config(
       'rest-facade/generated/',
       'bench/peers/dist/',
       'bench/peers/node_modules/',
+      'tools/*/node_modules/',
       'examples/frontend/generated/',
       'examples/frontend/dist/',
     ],

@@ -15,12 +15,12 @@ import { apiSchemaOf } from '../../server/schema-check.js';
  * same graph: portable to Hive Router, Grafbase and Cosmo (docs/GRAPH.md, "Composition").
  */
 
-/** Grafbase's CLI, a binary for linux-x64 installed with the bench peers (`npm run bench:peers`), not by `npm ci`. */
-const GRAFBASE = projectPath('bench', 'peers', 'node_modules', '@grafbase', 'cli-x86_64-unknown-linux-musl', 'grafbase');
+/** Grafbase's CLI, a binary for linux-x64 installed apart (`npm run tools:grafbase`), not by `npm ci`. */
+const GRAFBASE = projectPath('tools', 'grafbase', 'node_modules', '@grafbase', 'cli-x86_64-unknown-linux-musl', 'grafbase');
 
 function grafbaseAvailable(): boolean {
   if (existsSync(GRAFBASE)) return true;
-  const missing = `Grafbase's CLI not found at ${GRAFBASE} (npm run bench:peers installs it, on linux-x64)`;
+  const missing = `Grafbase's CLI not found at ${GRAFBASE} (npm run tools:grafbase installs it, on linux-x64)`;
   if (process.env.CI === 'true') throw new Error(`${missing}; under CI it is required`);
   console.warn(`skipping: ${missing}`);
   return false;
