@@ -16,7 +16,6 @@ export function roleName(config: SystemConfig): string {
  */
 export function startupSummary(config: SystemConfig, supergraphVersion?: string): Record<string, unknown> {
   const models = config.models;
-  const role = config.process;
   return {
     role: roleName(config),
     workers: config.workers,
@@ -25,7 +24,7 @@ export function startupSummary(config: SystemConfig, supergraphVersion?: string)
     ...(models && { store: describeDatabase(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
     ...(config.gatewayPlanner && { planner: config.gatewayPlanner.mode }),
     ...(supergraphVersion && { supergraph: supergraphVersion }),
-    ...(role.role === 'gateway' && { subgraphs: Object.fromEntries(Object.entries(role.subgraphUrls).map(([name, url]) => [name, displayUrl(url)])) }),
+    ...(config.process.role === 'gateway' && { subgraphs: Object.fromEntries(Object.entries(config.process.subgraphUrls).map(([name, url]) => [name, displayUrl(url)])) }),
   };
 }
 
