@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { GraphQLDataSource } from '@apollo/gateway';
 import { type Change, CriticalityLevel, DiffRule, diff } from '@graphql-inspector/core';
 import {
   type GraphQLSchema,
@@ -20,7 +19,7 @@ import {
 import { APOLLO_COMPOSER, type Composition, type CompositionError, type SubgraphSdl, composeSubgraphs, subgraphSdls } from '../gateway/compose.js';
 import { GUILD_COMPOSER, composeWithGuild } from '../gateway/guild-composition.js';
 import { readCommittedSupergraph } from '../gateway/committed-supergraph.js';
-import { apolloGateway } from '../gateway/apollo-gateway.js';
+import { federatedSupergraph } from '../gateway/executor/supergraph.js';
 import { documentUsage } from '../gateway/usage/coordinates.js';
 import { fragmentsOf } from '../pipeline/limits/measure.js';
 import { type OperationUse, UsageIndex } from '../gateway/usage/usage-analysis.js';
@@ -337,17 +336,12 @@ function documentErrors(name: string, body: string, api: GraphQLSchema, rules = 
   }
 }
 
-/** No subgraph is ever called: the gateway is loaded only for the schema clients see. */
-const UNCALLED: GraphQLDataSource = { process: () => Promise.reject(new Error('the schema check executes nothing')) };
-
-/** The client-visible schema of a supergraph, exactly as our gateway derives it. */
+/**
+ * The client-visible schema of a supergraph, exactly as our gateway derives it (gateway.ts): without
+ * loading @apollo/gateway, a sixth of a check's CPU.
+ */
 export async function apiSchemaOf(supergraphSdl: string): Promise<GraphQLSchema> {
-  const gateway = apolloGateway({ supergraphSdl, buildService: () => UNCALLED });
-  try {
-    return (await gateway.load()).schema;
-  } finally {
-    await gateway.stop();
-  }
+  return federatedSupergraph(supergraphSdl).apiSchema.toGraphQLJSSchema();
 }
 
 /** 2 when the check could not run (a composer refuses the subgraphs), 1 when any other check fails, 0 otherwise. */
