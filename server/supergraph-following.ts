@@ -102,10 +102,10 @@ export async function followRegistry(proc: FollowingProcess): Promise<string> {
   serving = first.supergraph;
   live.add(serving);
   const edges = new EdgeSwitch(first.edge);
-  const messages = first.edge.messages();
-  await proc.listen((listener) => edges.handler(listener), messages);
   proc.closers.push(() => edges.stop());
+  const messages = first.edge.messages();
   metrics.serving(serving.version);
+  await proc.listen((listener) => edges.handler(listener), messages);
 
   follower.start(async (version) => {
     const next = await loadVersion(version);
