@@ -37,7 +37,7 @@ export interface FollowingProcess {
   pipeline: RequestPipeline;
   /** The three subgraphs of the code as this role reaches them: in this process (`all`), or at the configured URLs (`gateway`). */
   code: Readonly<Record<SubgraphName, SubgraphClient>>;
-  /** The gateway role's SUBGRAPH_URLS; null in `all`, whose code subgraphs run in this process. */
+  /** The gateway role's `*_SUBGRAPH_URL`s; null in `all`, whose code subgraphs run in this process. */
   configuredUrls: Readonly<Record<SubgraphName, string>> | null;
   committedSdl(): Promise<string>;
   /** The edge of a supergraph (gateway, `/graphql`, the facades' routes compiled against it); throws when it cannot serve it. */
@@ -51,7 +51,7 @@ export interface FollowingProcess {
  * The largest supergraph a version may hold: forty times the committed one (46 KB). Building one
  * takes the event loop of every worker; a larger SDL is refused before it is parsed.
  */
-export const MAX_SUPERGRAPH_BYTES = 2 * 1024 * 1024;
+const MAX_SUPERGRAPH_BYTES = 2 * 1024 * 1024;
 
 /**
  * SUPERGRAPH_SOURCE=registry: this process (each worker on its own) serves the schema registry's
@@ -132,9 +132,9 @@ async function startingEdge(
   follower: SupergraphFollower,
   loadVersion: (version: SupergraphVersion) => Promise<{ supergraph: ServedSupergraph; edge: BuiltEdge }>,
 ): Promise<{ supergraph: ServedSupergraph; edge: BuiltEdge }> {
+  const started = performance.now();
   const newest = await follower.newest();
   if (newest) {
-    const started = performance.now();
     try {
       const loaded = await loadVersion(newest);
       proc.logger.info({ registryVersion: newest.id, supergraph: newest.supergraphHash, ms: Math.round(performance.now() - started) }, 'supergraph: serving the newest version of the schema registry');

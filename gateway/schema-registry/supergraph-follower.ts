@@ -5,7 +5,7 @@ export type VersionSource = Pick<SupergraphVersions, 'newest' | 'newestId' | 'ge
 
 /** What a follower tells its process (log lines, metrics). */
 export interface FollowerObserver {
-  /** `version` now serves; `ms` from reading it to serving it. */
+  /** `version` now serves; `ms` from the poll that found it to serving it. */
   loaded(version: SupergraphVersion, ms: number): void;
   /** `version` cannot be served (`cause`); the one before serves on, and it is not tried again. */
   refused(version: SupergraphVersion, cause: Error): void;
@@ -74,6 +74,7 @@ export class SupergraphFollower {
 
   private async poll(load: (version: SupergraphVersion) => Promise<void>): Promise<void> {
     let version: SupergraphVersion | undefined;
+    const started = performance.now();
     try {
       if (this.outage) await this.prepare();
       const newest = await this.versions.newestId();
@@ -88,7 +89,6 @@ export class SupergraphFollower {
     }
     if (!version) return;
     this.lastTried = version.id;
-    const started = performance.now();
     try {
       await load(version);
     } catch (error) {
