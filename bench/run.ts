@@ -22,6 +22,7 @@ import { benchLargeAnswers } from './large-answers.bench.js';
 import { benchScale } from './scale.bench.js';
 import { benchWorkers } from './workers.bench.js';
 import { benchSchemaCheck, benchUsage } from './usage.bench.js';
+import { benchSchemaRegistry } from './schema-registry.bench.js';
 
 /**
  * Every group of figures, in run order; `--only <prefix>[,<prefix>…]` runs the groups whose prefix matches one. A
@@ -48,6 +49,7 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   { prefix: 'scale', run: benchScale },
   { prefix: 'usage', run: benchUsage },
   { prefix: 'schema_check', run: benchSchemaCheck },
+  { prefix: 'registry', run: benchSchemaRegistry },
   { prefix: 'soak', run: benchSoak, whenNamed: true },
 ];
 

@@ -1,4 +1,4 @@
-import { type ExecutionResult, type GraphQLSchema, parse } from 'graphql';
+import { type DocumentNode, type EnumTypeDefinitionNode, type ExecutionResult, type GraphQLSchema, Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
@@ -57,11 +57,14 @@ export interface GatewayOptions {
  * that per-request cost is what the facade bench measures.
  */
 export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Record<string, SubgraphClient>>, options: GatewayOptions): Promise<Gateway> {
+  const document = parse(supergraphSdl);
+  const unreached = joinedSubgraphs(document).filter((name) => !subgraphs[name]);
+  if (unreached.length > 0) throw new Error(`the supergraph names subgraphs this gateway has no client for: ${unreached.join(', ')}`);
   const shared = Object.fromEntries(Object.entries(subgraphs).map(([name, client]) => [name, new InflightSharing(client)]));
   // The API schema as @apollo/gateway makes it from the supergraph (`updateWithSchemaAndNotify`).
   const schema = federatedSupergraph(supergraphSdl).apiSchema.toGraphQLJSSchema();
   // The API schema has lost the subgraphs' @cost and @listSize; composition kept them in the supergraph.
-  declareDemand(schema, DemandDirectives.fromDocument(parse(supergraphSdl)));
+  declareDemand(schema, DemandDirectives.fromDocument(document));
   const executor = await operationExecutor(options, schema, supergraphSdl);
   let stock: Promise<StockExecution> | undefined;
   const stockExecution = () => (stock ??= loadStockExecution(supergraphSdl, shared, schema, options.logger));
@@ -77,6 +80,15 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
       if (stock) await (await stock).stop();
     },
   };
+}
+
+/** The subgraphs a supergraph joins: the names of its `join__Graph` values (`@join__graph(name:)`). */
+function joinedSubgraphs(document: DocumentNode): string[] {
+  const graphs = document.definitions.find((definition): definition is EnumTypeDefinitionNode => definition.kind === Kind.ENUM_TYPE_DEFINITION && definition.name.value === 'join__Graph');
+  return (graphs?.values ?? []).flatMap((value) => {
+    const name = value.directives?.find((directive) => directive.name.value === 'join__graph')?.arguments?.find((argument) => argument.name.value === 'name')?.value;
+    return name?.kind === Kind.STRING ? [name.value] : [];
+  });
 }
 
 /**

@@ -22,3 +22,11 @@ export function displayUrl(url: string | URL): string {
 export function withoutSecrets(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1').replace(/[?#][^]*$/, '');
 }
+
+/**
+ * A message that may quote URLs (a library's error naming a subgraph's routing URL), as a log line
+ * may show it: every `user:password@` in it left out.
+ */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1');
+}

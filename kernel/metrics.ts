@@ -25,7 +25,7 @@ export interface MetricsScope {
   edge?: { knownOperations: Iterable<string> };
   /** The models subgraph runs here: validations, replays, the registry and the records store's pool. */
   models: boolean;
-  /** Its subgraphs are remote (the gateway role): the fetches to them. */
+  /** Some of its subgraphs are remote (the gateway role; `all` following the schema registry): the fetches to them. */
   remoteSubgraphs: boolean;
 }
 
@@ -57,7 +57,7 @@ export class ServiceMetrics {
   /** The families of what the role does, besides the requests and the runtime every process has. */
   private scoped(scope: MetricsScope): Metric[] {
     return [
-      ...(scope.edge ? [this.operations, this.supergraph, this.usageCapped] : []),
+      ...(scope.edge ? [this.operations, this.supergraph, this.supergraphLoadFailures, this.usageCapped] : []),
       ...(scope.models ? [this.validations, this.replays, this.models, this.lastRefresh, this.revision, this.poolAcquire] : []),
       ...(scope.remoteSubgraphs ? [this.fetches, this.fetchDurations] : []),
     ];
@@ -131,10 +131,16 @@ export class ServiceMetrics {
 
   private readonly supergraph = new Gauge({
     name: 'supergraph_version_info',
-    help: 'The supergraph served (its label: 16 hex digits of the SHA-256 of its SDL); always 1',
+    help: 'The supergraph served (its label: 16 hex digits of the SHA-256 of its SDL); always 1. With workers, one label per version the workers serve (two while they swap)',
     labelNames: ['version'],
     registers: [],
     aggregator: 'max',
+  });
+
+  private readonly supergraphLoadFailures = new Counter({
+    name: 'supergraph_load_failures_total',
+    help: 'Versions of the schema registry this process could not load (SUPERGRAPH_SOURCE=registry): the previous supergraph stayed in service',
+    registers: [],
   });
 
   private readonly fetches = new Counter({
@@ -189,9 +195,15 @@ export class ServiceMetrics {
     this.usageCapped.inc({ cap }, requests);
   }
 
-  /** The supergraph this edge serves, by its version. */
+  /** The supergraph this edge serves, by its version: the one it served before is no longer shown. */
   serving(supergraphVersion: string): void {
+    this.supergraph.reset();
     this.supergraph.set({ version: supergraphVersion }, 1);
+  }
+
+  /** A version of the schema registry could not be loaded; the previous supergraph serves on. */
+  supergraphLoadFailed(): void {
+    this.supergraphLoadFailures.inc();
   }
 
   /** `subgraph`: a name from the configuration (SUBGRAPH_NAMES), never one a client sent. */

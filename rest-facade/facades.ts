@@ -18,9 +18,10 @@ export interface FacadeContext {
   maxJsonDepth: number;
   /**
    * What `/admin/status` says of the process that answers, not of the models subgraph behind it
-   * (in the gateway role another process): how it authenticates callers, whether it serves metrics.
+   * (in the gateway role another process): how it authenticates callers, whether it serves metrics,
+   * the supergraph this edge serves (its version, and its id in the schema registry; null: the committed one).
    */
-  edge: { authMode: string; metricsEnabled: boolean };
+  edge: { authMode: string; metricsEnabled: boolean; supergraph: { version: string; registryVersion: number | null } };
 }
 
 /**
@@ -48,5 +49,5 @@ export function routesForInspection(facade: Facade): Route[] {
   const unused = (): never => {
     throw new Error('route tables built for inspection serve no documents');
   };
-  return facade.routes({ openapi: unused, metrics: unused, maxJsonDepth: 0, edge: { authMode: 'none', metricsEnabled: false } });
+  return facade.routes({ openapi: unused, metrics: unused, maxJsonDepth: 0, edge: { authMode: 'none', metricsEnabled: false, supergraph: { version: '', registryVersion: null } } });
 }

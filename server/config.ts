@@ -114,7 +114,27 @@ export interface SystemConfig {
   impact?: ImpactSettings;
   /** Usage reporting of the gateway's operations (gateway/usage/); absent for a subgraph process. */
   usage?: UsageConfig;
+  /** Where an edge's supergraph comes from (SUPERGRAPH_SOURCE); absent for a subgraph process. */
+  supergraph?: SupergraphSourceConfig;
 }
+
+/**
+ * `SUPERGRAPH_SOURCE`: `committed` (the default), the supergraph committed with the code
+ * (gateway/supergraph.graphql); `registry`, the schema registry's newest version in the records
+ * database, followed while the process runs (server/supergraph-following.ts, docs/DEPLOYMENT.md).
+ */
+export type SupergraphSourceConfig =
+  | { source: 'committed' }
+  | {
+      source: 'registry';
+      /** DATABASE_URL: the records database the registry lives in. */
+      databaseUrl: string;
+      storeLimits: DatabaseLimits;
+      /** SUPERGRAPH_POLL_MS: how often each process asks the registry for its newest version. */
+      pollMs: number;
+      /** `all` only (the gateway role has its own): SUBGRAPH_TIMEOUT_MS, for subgraphs a version names that run elsewhere. */
+      subgraphTimeoutMs?: number;
+    };
 
 /** Usage reporting (docs/DECISIONS.md, "Usage reporting and operation checks"). */
 export interface UsageConfig {
@@ -179,7 +199,32 @@ export function readSystemConfig(env: Env): SystemConfig {
     indicators: runs('indicators') ? readIndicatorSettings(env) : undefined,
     impact: runs('impact') ? readImpactSettings(env) : undefined,
     usage: process.role === 'subgraph' ? undefined : readUsageConfig(env),
+    supergraph: process.role === 'subgraph' ? undefined : readSupergraphSource(env, process.role),
   };
+}
+
+/**
+ * Half a second between polls: a version reaches every worker of every replica within a poll and
+ * its load (some hundreds of milliseconds), well within 2 s, for one indexed read of one row per
+ * worker per poll. At least 100 ms (ten reads a second per worker), at most a minute.
+ */
+const SUPERGRAPH_POLL_MS = { default: 500, min: 100, max: 60_000 };
+
+function readSupergraphSource(env: Env, role: 'all' | 'gateway'): SupergraphSourceConfig {
+  const source = optional(env, 'SUPERGRAPH_SOURCE', oneOf(['committed', 'registry']), 'committed');
+  const pollMs = optional(env, 'SUPERGRAPH_POLL_MS', integer({ min: SUPERGRAPH_POLL_MS.min, max: SUPERGRAPH_POLL_MS.max }), SUPERGRAPH_POLL_MS.default);
+  if (source === 'committed') return { source };
+  return {
+    source,
+    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
+    storeLimits: readDatabaseLimits(env),
+    pollMs,
+    ...(role === 'all' && { subgraphTimeoutMs: readSubgraphTimeout(env) }),
+  };
+}
+
+function readSubgraphTimeout(env: Env): number {
+  return optional(env, 'SUBGRAPH_TIMEOUT_MS', integer({ min: 1 }), 30_000);
 }
 
 /**
@@ -240,7 +285,7 @@ function readProcessRole(env: Env): ProcessRole {
     role,
     subgraphUrls: urls,
     gatewaySecret: readGatewaySecret(env),
-    subgraphTimeoutMs: optional(env, 'SUBGRAPH_TIMEOUT_MS', integer({ min: 1 }), 30_000),
+    subgraphTimeoutMs: readSubgraphTimeout(env),
   };
 }
 

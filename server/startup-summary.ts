@@ -11,7 +11,8 @@ export function roleName(config: SystemConfig): string {
 /**
  * What the `started` line says besides the ports, for the operator reading it: what runs here, how
  * many workers, which store, auth mode and catalog, which planner, and for an edge the supergraph's
- * version (`supergraphVersion`, as the serving process loaded it) and a gateway's subgraph URLs.
+ * version (`supergraphVersion`, as the serving process loaded it; `supergraphSource` when it follows
+ * the schema registry) and a gateway's subgraph URLs.
  * Addresses as `displayUrl` shows them: no credential, query or inline catalog reaches the log.
  */
 export function startupSummary(config: SystemConfig, supergraphVersion?: string): Record<string, unknown> {
@@ -24,6 +25,7 @@ export function startupSummary(config: SystemConfig, supergraphVersion?: string)
     ...(models && { store: describeDatabase(models.databaseUrl), catalog: catalogOf(models.registry.catalog) }),
     ...(config.gatewayPlanner && { planner: config.gatewayPlanner.mode }),
     ...(supergraphVersion && { supergraph: supergraphVersion }),
+    ...(config.supergraph?.source === 'registry' && { supergraphSource: 'registry' }),
     ...(config.process.role === 'gateway' && { subgraphs: Object.fromEntries(Object.entries(config.process.subgraphUrls).map(([name, url]) => [name, displayUrl(url)])) }),
   };
 }

@@ -23,11 +23,11 @@ import { documentSizeLimits } from '../pipeline/document-size-limits.js';
 import { type OwnDeadlines, requestBudgetPlugin } from '../pipeline/request-budget.js';
 import { budgetOn } from '../kernel/request-budget.js';
 import { AnswerMemory } from '../kernel/answer-memory.js';
-import { graphqlEndpoint } from '../gateway/graphql-endpoint.js';
+import { type GraphQLEndpointOptions, graphqlEndpoint } from '../gateway/graphql-endpoint.js';
 import { type Refusal, httpServer } from '../kernel/http/http-server.js';
-import { type MessageClasses, expressMessages } from '../kernel/http/express-messages.js';
+import { type MessageClasses, expressMessages, expressMessagesFor } from '../kernel/http/express-messages.js';
 import { graphqlRefusal } from '../kernel/http/graphql-body.js';
-import { RequestPipeline } from '../pipeline/pipeline.js';
+import { RequestPipeline, type RequestPlugin } from '../pipeline/pipeline.js';
 import { requestId } from '../pipeline/request-id.js';
 import { requestMetrics } from '../pipeline/request-metrics.js';
 import { subgraphFetchMetrics } from '../pipeline/subgraph-fetch-metrics.js';
@@ -50,9 +50,9 @@ import { openDatabase } from '../database/database.js';
 import { openRecordStore } from '../subgraphs/models/store/open-store.js';
 import { openRegistryNotifier } from '../subgraphs/models/store/registry-notifier.js';
 import { createFacade } from '../rest-facade/facade.js';
-import { compileRoutes } from '../rest-facade/route-table.js';
+import { type CompiledRoute, compileRoutes } from '../rest-facade/route-table.js';
 import { CORE_OPENAPI_VERSION } from '../rest-facade/core/routes.js';
-import { FACADES } from '../rest-facade/facades.js';
+import { FACADES, type Facade } from '../rest-facade/facades.js';
 import { openApiDocument } from '../rest-facade/openapi.js';
 import { createIndicatorService } from '../subgraphs/indicators/create-indicator-service.js';
 import { indicatorConfig } from './indicators-config.js';
@@ -60,7 +60,8 @@ import { impactConfig } from './impact-config.js';
 import { coreBaseUrlOf } from './core-url.js';
 import { ImpactService } from '../subgraphs/impact/domain/impact-service.js';
 import { BrightwayProjectReader } from '../subgraphs/impact/adapters/brightway-project.js';
-import type { SystemConfig } from './config.js';
+import type { ProcessRole, SystemConfig } from './config.js';
+import { type BuiltEdge, type ServedSupergraph, followRegistry } from './supergraph-following.js';
 import { knownOperationNames } from './schema-check/deployed-documents.js';
 import type { Registry } from 'prom-client';
 import type { RenderedMetrics } from './cluster-metrics.js';
@@ -150,7 +151,7 @@ function processMetrics(config: SystemConfig): ServiceMetrics {
     role: roleName(config),
     edge: role === 'subgraph' ? undefined : { knownOperations: knownOperationNames(config.graphqlTrustedDocuments?.bodies.values()) },
     models: config.models !== undefined,
-    remoteSubgraphs: role === 'gateway',
+    remoteSubgraphs: role === 'gateway' || config.supergraph?.source === 'registry',
   });
 }
 
@@ -160,15 +161,26 @@ function processMetrics(config: SystemConfig): ServiceMetrics {
  * over remote subgraphs; the answer's metrics and log line last.
  */
 function requestPipeline(config: SystemConfig, metrics: ServiceMetrics, logger: Logger, usage: UsageCollector | undefined): RequestPipeline {
-  const role = config.process;
-  const remoteFetches = role.role === 'gateway' ? [subgraphFetchMetrics(metrics), forwardedCredentials(), gatewaySecret(role.gatewaySecret), upstreamTimeout(role.subgraphTimeoutMs)] : [];
   // Usage counts what runs: after the limits, which refuse an operation before it does.
   const reporting = usage ? [usageReporting(usage)] : [];
   const accessLogs = config.accessLog ? [accessLog(logger)] : [];
   const memory = config.answerMemoryBytes > 0 ? new AnswerMemory(config.answerMemoryBytes) : undefined;
   const budget = budgetOn(config.requestBudget) || memory ? [requestBudgetPlugin(config.requestBudget, ownDeadlines(config), memory)] : [];
   const limits = [documentSizeLimits(config.graphqlLimits), operationLimits(config.graphqlLimits)];
-  return new RequestPipeline([requestId(), ...limits, ...reporting, ...remoteFetches, ...budget, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
+  return new RequestPipeline([requestId(), ...limits, ...reporting, ...remoteFetchConcerns(config, metrics), ...budget, requestMetrics(metrics), serverErrorLog(logger), ...accessLogs]);
+}
+
+/**
+ * What a fetch to a remote subgraph carries and how long it may take: the gateway role's, and in
+ * `all` those of the subgraphs a registry version names that run elsewhere (no gateway secret:
+ * `all` has none to give). Fetches to subgraphs in this process do not go through them.
+ */
+function remoteFetchConcerns(config: SystemConfig, metrics: ServiceMetrics): RequestPlugin[] {
+  const role = config.process;
+  if (role.role === 'gateway') return [subgraphFetchMetrics(metrics), forwardedCredentials(), gatewaySecret(role.gatewaySecret), upstreamTimeout(role.subgraphTimeoutMs)];
+  const supergraph = config.supergraph;
+  if (supergraph?.source === 'registry' && supergraph.subgraphTimeoutMs) return [subgraphFetchMetrics(metrics), forwardedCredentials(), upstreamTimeout(supergraph.subgraphTimeoutMs)];
+  return [];
 }
 
 /**
@@ -227,19 +239,41 @@ async function startRole(proc: Process): Promise<void> {
     await listen(proc, `subgraph:${role.subgraph}`, role.port, app, graphqlRefusal, expressMessages(app));
     return;
   }
-  const subgraphs: Record<string, SubgraphClient> = {};
-  for (const name of SUBGRAPH_NAMES) {
-    subgraphs[name] =
-      role.role === 'all'
-        ? reusing(proc, name, new InProcessClient(await buildSubgraphSchema(name, await servicesFor(proc, name))))
-        : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
+  const code = await codeSubgraphClients(proc, role);
+  const supergraph = proc.config.supergraph!;
+  if (supergraph.source === 'registry') {
+    proc.supergraphVersion = await followRegistry({
+      settings: supergraph,
+      logger: proc.logger,
+      metrics: proc.metrics,
+      pipeline: proc.pipeline,
+      code,
+      configuredUrls: role.role === 'gateway' ? role.subgraphUrls : null,
+      committedSdl: readCommittedSupergraph,
+      build: (served) => buildEdge(proc, served),
+      listen: (handlerOf, messages) => listenEdge(proc, handlerOf, messages),
+      closers: proc.closers,
+    });
+    return;
   }
   const supergraphSdl = await readCommittedSupergraph();
   proc.supergraphVersion = supergraphVersion(supergraphSdl);
   proc.metrics.serving(proc.supergraphVersion);
-  const gateway = await startGateway(supergraphSdl, subgraphs, { planner: proc.config.gatewayPlanner?.mode ?? 'apollo', stockExecutorOnly: proc.options.stockExecutorOnly, logger: proc.logger });
-  proc.closers.push(() => gateway.stop());
-  await startEdge(proc, gateway, supergraphSdl);
+  const edge = await buildEdge(proc, { sdl: supergraphSdl, version: proc.supergraphVersion, registryVersion: null, subgraphs: code });
+  proc.closers.push(() => edge.stop());
+  await listenEdge(proc, (listener) => edge.handlers[listener]!, edge.messages());
+}
+
+/** The code's three subgraphs as an edge reaches them: in this process (`all`), or at their configured URLs (`gateway`). */
+async function codeSubgraphClients(proc: Process, role: Exclude<ProcessRole, { role: 'subgraph' }>): Promise<Record<SubgraphName, SubgraphClient>> {
+  const clients: Partial<Record<SubgraphName, SubgraphClient>> = {};
+  for (const name of SUBGRAPH_NAMES) {
+    clients[name] =
+      role.role === 'all'
+        ? reusing(proc, name, new InProcessClient(await buildSubgraphSchema(name, await servicesFor(proc, name))))
+        : new RemoteClient({ name, url: role.subgraphUrls[name] }, proc.pipeline);
+  }
+  return clients as Record<SubgraphName, SubgraphClient>;
 }
 
 /**
@@ -254,11 +288,40 @@ function reusing(proc: Process, name: SubgraphName, client: SubgraphClient): Sub
   return new AnswerCache(client, { rootFields, ttlMs: freshnessSecs * 1000 }, proc.config.answerCacheBytes);
 }
 
-/** The gateway's GraphQL endpoint and the REST facades, each on its own port. */
-async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string): Promise<void> {
+/**
+ * The edge of a supergraph: a gateway over it, its GraphQL endpoint (with the port's admin paths)
+ * and every REST facade, whose routes' operations are validated against its API schema here. Any
+ * of them that cannot be built fails the whole, the reason naming what (a route: its facade, method
+ * and path), and leaves nothing running.
+ */
+async function buildEdge(proc: Process, supergraph: ServedSupergraph): Promise<BuiltEdge> {
+  const gateway = await startGateway(supergraph.sdl, supergraph.subgraphs, {
+    planner: proc.config.gatewayPlanner?.mode ?? 'apollo',
+    stockExecutorOnly: proc.options.stockExecutorOnly,
+    logger: proc.logger,
+  });
+  try {
+    const facades = FACADES.map((facade) => [facade.name, facadeListener(proc, facade, gateway, supergraph)] as const);
+    const endpoint = await graphqlEndpoint(endpointOptions(proc, gateway, supergraph.sdl));
+    let messages: MessageClasses | undefined;
+    return {
+      handlers: { gateway: endpoint.app, ...Object.fromEntries(facades) },
+      messages: () => (messages ??= expressMessages(endpoint.app)),
+      adopt: (taken) => expressMessagesFor(endpoint.app, taken),
+      stop: async () => {
+        await endpoint.server.stop();
+        await gateway.stop();
+      },
+    };
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
+}
+
+function endpointOptions(proc: Process, gateway: Gateway, supergraphSdl: string): GraphQLEndpointOptions {
   const { http } = proc.config;
-  const { renderMetrics } = proc;
-  const endpoint = await graphqlEndpoint({
+  return {
     gateway,
     supergraphSdl,
     access: proc.access,
@@ -274,28 +337,35 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
       usage: proc.usage,
       pipeline: proc.pipeline,
     }),
+  };
+}
+
+/** A REST facade over the gateway, its routes compiled against the gateway's API schema. */
+function facadeListener(proc: Process, facade: Facade, gateway: Gateway, supergraph: ServedSupergraph): RequestListener {
+  const { http } = proc.config;
+  const { renderMetrics } = proc;
+  // Derived from the routes once, when first asked for (rest-facade/openapi.ts).
+  let document: unknown;
+  const routes = facade.routes({
+    openapi: () => (document ??= openApiDocument(facade, routes, PROJECT_VERSION)),
+    metrics: async () => (renderMetrics ? renderMetrics() : null),
+    maxJsonDepth: http.maxJsonDepth,
+    edge: { authMode: proc.access.authenticator.mode, metricsEnabled: renderMetrics !== null, supergraph: { version: supergraph.version, registryVersion: supergraph.registryVersion } },
   });
-  proc.closers.push(() => endpoint.server.stop());
-  await listen(proc, 'gateway', http.ports.gateway, endpoint.app, graphqlRefusal, expressMessages(endpoint.app));
-  for (const facade of FACADES) {
-    // Derived from the routes once, when first asked for (rest-facade/openapi.ts).
-    let document: unknown;
-    const routes = facade.routes({
-      openapi: () => (document ??= openApiDocument(facade, routes, PROJECT_VERSION)),
-      metrics: async () => (renderMetrics ? renderMetrics() : null),
-      maxJsonDepth: http.maxJsonDepth,
-      edge: { authMode: proc.access.authenticator.mode, metricsEnabled: renderMetrics !== null },
-    });
-    const app = createFacade({
-      facade,
-      routes: compileRoutes(routes, gateway.schema),
-      gateway,
-      access: proc.access,
-      limits: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
-      pipeline: proc.pipeline,
-    });
-    await listen(proc, facade.name, http.ports[facade.name], app, facade.errors);
+  let compiled: CompiledRoute[];
+  try {
+    compiled = compileRoutes(routes, gateway.schema);
+  } catch (error) {
+    throw new Error(`the ${facade.name} facade's ${(error as Error).message}`);
   }
+  return createFacade({ facade, routes: compiled, gateway, access: proc.access, limits: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth }, pipeline: proc.pipeline });
+}
+
+/** The gateway's GraphQL port and each REST facade's, in that order (a worker's listeners are matched by rank, server/workers.ts). */
+async function listenEdge(proc: Process, handlerOf: (listener: string) => RequestListener, messages: MessageClasses): Promise<void> {
+  const { ports } = proc.config.http;
+  await listen(proc, 'gateway', ports.gateway, handlerOf('gateway'), graphqlRefusal, messages);
+  for (const facade of FACADES) await listen(proc, facade.name, ports[facade.name], handlerOf(facade.name), facade.errors);
 }
 
 const built = new WeakMap<Process, Partial<SubgraphServices>>();

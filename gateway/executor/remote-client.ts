@@ -41,6 +41,11 @@ export class RemoteClient implements SubgraphClient {
     return this.pipeline.fetch(fetch, () => this.send(fetch));
   }
 
+  /** Its kept-alive connections closed: a gateway that swapped to a supergraph without this subgraph or URL no longer needs them. */
+  close(): void {
+    this.agent.destroy();
+  }
+
   /**
    * A failed fetch is SUBGRAPH_UNAVAILABLE (503: not reached, or the connection cut) or
    * SUBGRAPH_ERROR (502: an answer that is not a GraphQL response), so that clients get a status

@@ -6,14 +6,24 @@ export interface FederatedSupergraph {
   apiSchema: Schema;
 }
 
-/** The one supergraph of this process (160 ms to build from the committed SDL), built at its first use. */
-let built: { sdl: string; federated: FederatedSupergraph } | undefined;
+/**
+ * The supergraphs of this process (160 ms each to build from the committed SDL), built at their
+ * first use: one, or two while a gateway following the schema registry swaps (the old one's
+ * requests in flight still plan against it, server/edge-switch.ts). The newest used are kept.
+ */
+const built: Array<{ sdl: string; federated: FederatedSupergraph }> = [];
+const KEPT = 2;
 
 /** The supergraph `sdl` describes, as federation-internals reads it: built once, shared by the gateway and its planners. */
 export function federatedSupergraph(sdl: string): FederatedSupergraph {
-  if (built?.sdl !== sdl) {
-    const supergraph = Supergraph.build(sdl);
-    built = { sdl, federated: { supergraph, apiSchema: supergraph.apiSchema() } };
-  }
-  return built.federated;
+  const at = built.findIndex((entry) => entry.sdl === sdl);
+  const entry = at >= 0 ? built.splice(at, 1)[0]! : { sdl, federated: federatedFrom(sdl) };
+  built.unshift(entry);
+  built.length = Math.min(built.length, KEPT);
+  return entry.federated;
+}
+
+function federatedFrom(sdl: string): FederatedSupergraph {
+  const supergraph = Supergraph.build(sdl);
+  return { supergraph, apiSchema: supergraph.apiSchema() };
 }

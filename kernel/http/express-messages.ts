@@ -21,11 +21,23 @@ export interface MessageClasses {
 export function expressMessages(app: Express): MessageClasses {
   class AppRequest extends IncomingMessage {}
   class AppResponse extends ServerResponse {}
-  adopt(AppRequest.prototype, app.request, app);
-  adopt(AppResponse.prototype, app.response, app);
-  app.request = AppRequest.prototype as Express['request'];
-  app.response = AppResponse.prototype as Express['response'];
-  return { IncomingMessage: AppRequest, ServerResponse: AppResponse as typeof ServerResponse };
+  const classes = { IncomingMessage: AppRequest, ServerResponse: AppResponse as typeof ServerResponse };
+  expressMessagesFor(app, classes);
+  return classes;
+}
+
+/**
+ * The classes a server already builds its requests from, handed to another express app that
+ * takes over its requests (a gateway swapping supergraphs, server/edge-switch.ts): the server
+ * cannot change its classes, so they take that app's prototypes. Requests still in flight on the
+ * app before then see the new one as `req.app`; both are built by the same code with the same
+ * settings, which is all express reads there.
+ */
+export function expressMessagesFor(app: Express, classes: MessageClasses): void {
+  adopt(classes.IncomingMessage.prototype, app.request, app);
+  adopt(classes.ServerResponse.prototype, app.response, app);
+  app.request = classes.IncomingMessage.prototype as Express['request'];
+  app.response = classes.ServerResponse.prototype as Express['response'];
 }
 
 /** `prototype` takes the place of express's per-app one: express's methods below it, `app` on it. */

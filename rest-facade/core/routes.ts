@@ -199,6 +199,7 @@ export const coreFacade: Facade = {
           store: { backend: s.storeBackend },
           auth: { mode: context.edge.authMode },
           metrics_enabled: context.edge.metricsEnabled,
+          supergraph: { version: context.edge.supergraph.version, registry_version: context.edge.supergraph.registryVersion },
           validators: { shacl: { unsupported_constraints: s.shaclUnsupportedConstraints } },
         }),
       openapi: { summary: 'runtime status', responses: ok('status', { type: 'object' }) },

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { expressMessages } from '../../../kernel/http/express-messages.js';
+import { expressMessages, expressMessagesFor } from '../../../kernel/http/express-messages.js';
 import { httpServer } from '../../../kernel/http/http-server.js';
 
 const LIMITS = { headersTimeoutMs: 5000, requestTimeoutMs: 5000, keepAliveTimeoutMs: 5000, maxConnections: 100, maxConnectionsPerClient: 100, proxyAddresses: [] };
@@ -15,8 +15,8 @@ describe('expressMessages: requests born with the express app’s own prototypes
     server = undefined;
   });
 
-  async function serve(app: express.Express, listener: Parameters<typeof httpServer>[0]): Promise<string> {
-    server = httpServer(listener, LIMITS, refuse, { messages: expressMessages(app) });
+  async function serve(app: express.Express, listener: Parameters<typeof httpServer>[0], messages = expressMessages(app)): Promise<string> {
+    server = httpServer(listener, LIMITS, refuse, { messages });
     await new Promise((resolve) => server!.listen(0, '127.0.0.1', () => resolve(undefined)));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
@@ -47,5 +47,19 @@ describe('expressMessages: requests born with the express app’s own prototypes
     const base = await serve(first, first);
     expect(await (await fetch(`${base}/`)).json()).toEqual({ first: true });
     expect(first.request).not.toBe(second.request);
+  });
+
+  test('another app takes over a server’s classes (a gateway swapping supergraphs): its requests are born with its prototypes', async () => {
+    const first = express();
+    const second = express();
+    first.get('/', (req, res) => res.json({ app: req.app === first ? 'first' : 'other' }));
+    second.get('/', (req, res) => res.json({ app: req.app === second ? 'second' : 'other', born: Object.getPrototypeOf(req) === second.request }));
+    let current = first;
+    const messages = expressMessages(first);
+    const base = await serve(first, (req, res) => current(req, res), messages);
+    expect(await (await fetch(`${base}/`)).json()).toEqual({ app: 'first' });
+    expressMessagesFor(second, messages);
+    current = second;
+    expect(await (await fetch(`${base}/`)).json()).toEqual({ app: 'second', born: true });
   });
 });
