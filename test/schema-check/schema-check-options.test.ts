@@ -39,9 +39,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** `npm run schema:print -- --subgraph NAME`, run once per subgraph for the file (it prints the same every time). */
+const prints = new Map<string, Promise<Run>>();
+
 /** The code's SDL of a subgraph, as `npm run schema:print` prints it, edited and written to a file for `--subgraph NAME=FILE`. */
 async function printedSubgraph(name: string, edit: (sdl: string) => string = (sdl) => sdl): Promise<{ arg: string; file: string; sdl: string }> {
-  const printed = await run('schema-print', ['--subgraph', name]);
+  if (!prints.has(name)) prints.set(name, run('schema-print', ['--subgraph', name]));
+  const printed = await prints.get(name)!;
   expect(printed.code).toBe(0);
   const sdl = edit(printed.stdout);
   const file = path.join(dir, `${name}-${Math.random().toString(36).slice(2)}.graphql`);

@@ -53,10 +53,13 @@ async function send(client: string, version: string, query: string): Promise<voi
   expect(response.status).toBe(200);
 }
 
+/** The subgraphs' SDL from the code, built once for the file. */
+let codeSdls: ReturnType<typeof subgraphSdls> | undefined;
+
 /** A subgraph's SDL without one field, written to a file for `--subgraph <name>=<file>`. */
 async function withoutField(coordinate: string): Promise<string> {
   const [type, field] = coordinate.split('.');
-  for (const subgraph of await subgraphSdls()) {
+  for (const subgraph of await (codeSdls ??= subgraphSdls())) {
     let removed = false;
     const edited = visit(parse(subgraph.sdl), {
       FieldDefinition(node, _key, _parent, _path, ancestors) {
