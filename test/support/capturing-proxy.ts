@@ -16,6 +16,9 @@ export interface CapturedFetch {
   answer: unknown;
 }
 
+/** How long the proxy keeps a gateway's idle connection open. */
+const IDLE_MS = 120_000;
+
 /** Hop-by-hop headers: the proxy's own connections carry their own. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
 
@@ -45,6 +48,8 @@ export class CapturingProxy {
       createServer((request, response) => void proxy.relay(request, response)),
       new URL(target),
     );
+    // Idle connections stay open as long as a gateway keeps them: the proxy closing one as the gateway reuses it would be a failure of its own.
+    proxy.server.keepAliveTimeout = IDLE_MS;
     await new Promise<void>((resolve, reject) => {
       proxy.server.once('error', reject);
       proxy.server.listen(0, '127.0.0.1', () => resolve());
@@ -72,16 +77,37 @@ export class CapturingProxy {
 
   private async relay(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const body = await bodyOf(incoming);
-    const headers = Object.fromEntries(Object.entries(incoming.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-    const upstream = httpRequest(this.target, { method: incoming.method, agent: this.agent, headers: { ...headers, 'content-length': String(body.length) } }, async (answer) => {
-      const received = await bodyOf(answer);
-      this.fetches.push({ ...graphqlRequestOf(body), headers: incoming.headers, bytesSent: body.length, bytesReceived: received.length, answer: jsonOrUndefined(received) });
-      const answerHeaders = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-      outgoing.writeHead(answer.statusCode ?? 502, { ...answerHeaders, 'content-length': String(received.length) }).end(received);
-    });
-    upstream.once('error', () => outgoing.writeHead(502, { 'content-type': 'text/plain' }).end('the subgraph could not be reached'));
-    upstream.end(body);
+    try {
+      const answer = await this.forward(incoming, body, false);
+      this.fetches.push({ ...graphqlRequestOf(body), headers: incoming.headers, bytesSent: body.length, bytesReceived: answer.body.length, answer: jsonOrUndefined(answer.body) });
+      outgoing.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) }).end(answer.body);
+    } catch {
+      outgoing.writeHead(502, { 'content-type': 'text/plain' }).end('the subgraph could not be reached');
+    }
   }
+
+  /**
+   * The request sent on to the subgraph, its answer read whole. A kept-alive connection the subgraph
+   * closed as idle just as the request went out is retried once on a fresh one, as the gateway's
+   * own client does (gateway/executor/remote-client.ts): the proxy must not add failures of its own.
+   */
+  private forward(incoming: IncomingMessage, body: Buffer, retried: boolean): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+    const headers = withoutHopByHop(incoming.headers);
+    return new Promise((resolve, reject) => {
+      const upstream = httpRequest(this.target, { method: incoming.method, agent: this.agent, headers: { ...headers, 'content-length': String(body.length) } }, (answer) => {
+        bodyOf(answer).then((received) => resolve({ status: answer.statusCode ?? 502, headers: withoutHopByHop(answer.headers), body: received }), reject);
+      });
+      upstream.once('error', (error: NodeJS.ErrnoException) => {
+        if (upstream.reusedSocket && error.code === 'ECONNRESET' && !retried) resolve(this.forward(incoming, body, true));
+        else reject(error);
+      });
+      upstream.end(body);
+    });
+  }
+}
+
+function withoutHopByHop(headers: IncomingHttpHeaders): Record<string, string | string[] | undefined> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
 }
 
 function bodyOf(stream: IncomingMessage): Promise<Buffer> {
