@@ -1,11 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { type Figure, round } from './figures.js';
 import { type LoadRequest, compareLoads } from './load.js';
-import { type ServerProcess, startHiveGatewayProcess, startServerProcess } from './processes.js';
+import { type ServerProcess, startGrafbaseProcess, startHiveGatewayProcess, startServerProcess } from './processes.js';
+import { subgraphSdls } from '../gateway/compose.js';
+import { GATEWAY_SECRET_HEADER } from '../pipeline/gateway-secret.js';
+import { grafbaseMissing } from '../test/support/grafbase.js';
 import { preferredGenerator } from './wrk.js';
 import { LOCAL_BENCH_ENV, calculationArtifactHost, publishedCatalogEntry, sharedAssessment, sharedDataPresent } from './fixtures.js';
 
@@ -16,8 +19,8 @@ const RECORDS = 10;
 const VARIED_SETS = 100;
 const MODEL = 're-indicators-specification';
 /**
- * What our distributed gateway and its subgraphs share; Hive Gateway sends it too, so that the
- * subgraphs treat every gateway's fetches alike (bench/peers/hive-gateway.ts).
+ * What our distributed gateway and its subgraphs share; Hive Gateway and Grafbase send it too, so
+ * that the subgraphs treat every gateway's fetches alike (bench/peers/hive-gateway.ts, grafbase.toml).
  */
 const GATEWAY_SUBGRAPH_SECRET = 'bench-gateway-subgraph-secret';
 
@@ -53,10 +56,16 @@ export const PASSPORT_QUERY = `query Passport($model: String!, $version: String!
 }`;
 
 /** Every gateway under the identical load; the `_varied` sides run the varied load in the same alternation. */
-type Gateways = 'inprocess' | 'distributed' | 'hive' | 'hive_nodedup' | 'hive_rust';
-type VariedSides = 'inprocess_varied' | 'distributed_varied' | 'hive_varied' | 'hive_rust_varied';
+type Gateways = 'inprocess' | 'distributed' | 'hive' | 'hive_nodedup' | 'hive_rust' | 'grafbase';
+type VariedSides = 'inprocess_varied' | 'distributed_varied' | 'hive_varied' | 'hive_rust_varied' | 'grafbase_varied';
 type Sides = Gateways | VariedSides;
-const VARIED: Record<VariedSides, Gateways> = { inprocess_varied: 'inprocess', distributed_varied: 'distributed', hive_varied: 'hive', hive_rust_varied: 'hive_rust' };
+const VARIED: Record<VariedSides, Gateways> = {
+  inprocess_varied: 'inprocess',
+  distributed_varied: 'distributed',
+  hive_varied: 'hive',
+  hive_rust_varied: 'hive_rust',
+  grafbase_varied: 'grafbase',
+};
 
 /**
  * Our gateway against peers on the same query and the same subgraph processes:
@@ -66,8 +75,14 @@ const VARIED: Record<VariedSides, Gateways> = { inprocess_varied: 'inprocess', d
  *   (d) `hive_rust`: the same Hive Gateway with `@graphql-hive/router-runtime` (Hive Router's Rust
  *   query planner and executor), the fastest JavaScript gateway we know of;
  *   `hive_nodedup`: (c) with its sharing of identical in-flight subgraph queries turned off,
- *   like for like with (a) before our in-process sharing.
- * One process per gateway (WORKERS=1 for ours, Hive's single process). Two loads in one
+ *   like for like with (a) before our in-process sharing;
+ *   (e) `grafbase`: Grafbase's gateway (Rust), started as its users start it offline, `grafbase dev`
+ *   on a grafbase.toml naming the subgraph URLs of (b) and each subgraph's SDL from the code,
+ *   inserting our gateway's subgraph secret (issue 39); skipped with a message when its CLI is not
+ *   installed (`npm run tools:grafbase`).
+ * One process per gateway (WORKERS=1 for ours, Hive's single process, Grafbase's one process and
+ * its threads). The CPU of each gateway process per request, and of the three subgraph processes
+ * per request of each gateway process, is measured over its rounds. Two loads in one
  * alternation: identical requests (one variable set: every request in flight asks the subgraphs the
  * same, and in-flight sharing answers many from one fetch) and varied requests (VARIED_SETS sets
  * round-robin, the same list for every gateway, so that the requests in flight share nothing but
@@ -82,6 +97,8 @@ export async function benchGateway(): Promise<Figure[]> {
     console.warn('gateway bench skipped: ../shared/data is absent');
     return [];
   }
+  const grafbaseAbsent = grafbaseMissing();
+  if (grafbaseAbsent) console.warn(`gateway bench: the grafbase peer skipped: ${grafbaseAbsent}`);
   const workspace = mkdtempSync(path.join(tmpdir(), 'cerise-gateway-bench-'));
   const artifacts = await calculationArtifactHost();
   const processes: ServerProcess[] = [];
@@ -108,6 +125,8 @@ export async function benchGateway(): Promise<Figure[]> {
     const hive = await startHive(urls);
     const hiveNodedup = await startHive({ ...urls, HIVE_DEDUPLICATE_INFLIGHT: 'false' });
     const hiveRust = await startHive({ ...urls, HIVE_ROUTER_RUNTIME: 'true' });
+    const grafbase = grafbaseAbsent ? undefined : await startGrafbase(workspace, urls);
+    if (grafbase) processes.push(grafbase);
 
     // The same records in every store: through the distributed system's and the in-process ones' core facades.
     await Promise.all(
@@ -118,22 +137,24 @@ export async function benchGateway(): Promise<Figure[]> {
 
     const request: LoadRequest = { method: 'POST', path: '/graphql', body: { query: PASSPORT_QUERY, variables: IDENTICAL_VARIABLES } };
     const varied: LoadRequest = { ...request, variableSets: VARIED_VARIABLES };
-    const gateways: Record<Gateways, ServerProcess> = { inprocess, distributed, hive, hive_nodedup: hiveNodedup, hive_rust: hiveRust };
+    const gateways = { inprocess, distributed, hive, hive_nodedup: hiveNodedup, hive_rust: hiveRust, ...(grafbase ? { grafbase } : {}) } as Record<Gateways, ServerProcess>;
     const base = (server: ServerProcess) => `http://127.0.0.1:${server.ports.gateway}`;
-    const targets = Object.fromEntries([
-      ...Object.entries(gateways).map(([name, server]) => [name, base(server)]),
-      ...Object.entries(VARIED).map(([side, gateway]) => [side, base(gateways[gateway])]),
-    ]) as Record<Sides, string>;
+    const variedSides = (Object.keys(VARIED) as VariedSides[]).filter((side) => gateways[VARIED[side]]);
+    const targets = Object.fromEntries([...Object.entries(gateways).map(([name, server]) => [name, base(server)]), ...variedSides.map((side) => [side, base(gateways[VARIED[side]])])]) as Record<
+      Sides,
+      string
+    >;
     for (const variables of [IDENTICAL_VARIABLES, ...VARIED_VARIABLES]) {
-      await sameAnswers(variables, variables === IDENTICAL_VARIABLES ? targets : pick(targets, Object.keys(VARIED) as VariedSides[]));
+      await sameAnswers(variables, variables === IDENTICAL_VARIABLES ? targets : pick(targets, variedSides));
     }
     // The Rust planner is a native addon, loaded with the graph (at the first request): the process that must run it has it mapped, the other not.
     if (!mapsRustPlanner(hiveRust.pid) || mapsRustPlanner(hive.pid)) throw new Error('gateway.hive_rust: the Rust query planner is not (only) in the router-runtime process');
     const loadBefore = os.loadavg()[0]!;
     const cpuMs = Object.fromEntries(Object.keys(targets).map((side) => [side, () => gateways[(VARIED[side as VariedSides] ?? side) as Gateways].cpuMs()])) as Record<Sides, () => number>;
-    const requests = Object.fromEntries(Object.keys(VARIED).map((side) => [side, varied])) as Record<VariedSides, LoadRequest>;
+    const requests = Object.fromEntries(variedSides.map((side) => [side, varied])) as Record<VariedSides, LoadRequest>;
     const generator = preferredGenerator();
-    const c = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS, cpuMs, requests, generator });
+    const subgraphCpuMs = () => Object.values(subgraphs).reduce((sum, subgraph) => sum + subgraph.cpuMs(), 0);
+    const c = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS, cpuMs, sharedCpuMs: subgraphCpuMs, requests, generator });
     for (const [name, side] of Object.entries(c.sides) as Array<[Sides, (typeof c.sides)[Sides]]>) {
       if (side.result.errors > 0 || side.result.non2xx > 0) throw new Error(`gateway.${name}: ${side.result.errors} errors, ${side.result.non2xx} non-2xx answers under load`);
     }
@@ -153,7 +174,10 @@ export async function benchGateway(): Promise<Figure[]> {
       `${at('distributed', 'distributed', 'gateway-process')}, ${at('hive', 'Hive Gateway', 'gateway-process')}, ${at('hive_nodedup', 'Hive Gateway without in-flight sharing', 'gateway-process')}, ` +
       `${at('hive_rust', 'Hive Gateway + router-runtime', 'gateway-process')}; ` +
       `varied: ${at('inprocess_varied', 'in-process', 'whole-system')}, ${at('distributed_varied', 'distributed', 'gateway-process')}, ${at('hive_varied', 'Hive Gateway', 'gateway-process')}, ` +
-      `${at('hive_rust_varied', 'Hive Gateway + router-runtime', 'gateway-process')}`;
+      `${at('hive_rust_varied', 'Hive Gateway + router-runtime', 'gateway-process')}` +
+      (grafbase
+        ? `; Grafbase (grafbase dev, CLI 0.103.0, its gateway's threads on the same CPUs): identical ${at('grafbase', 'Grafbase', 'gateway-process')}, varied ${at('grafbase_varied', 'Grafbase', 'gateway-process')}`
+        : `; Grafbase skipped: ${grafbaseAbsent}`);
     const figure = (id: string, value: number, unit: string, better: 'lower' | 'higher', what: string, target?: number): Figure => ({
       id,
       value,
@@ -164,7 +188,20 @@ export async function benchGateway(): Promise<Figure[]> {
     });
     const rps = (a: Sides, b: Sides) => round(s[a].result.rps / s[b].result.rps, 2);
     const rss = (id: string, server: ServerProcess, what: string) => figure(`memory.rss_mb.${id}`, server.rssMb(), 'MB', 'lower', `RSS of the ${what} process right after the gateway runs`);
+    /** The sides whose gateway is a process of its own (not the in-process system, whose CPU is the whole system's). */
+    const gatewayProcessSides = (Object.keys(targets) as Sides[]).filter((side) => !side.startsWith('inprocess'));
     return [
+      ...(grafbase ? grafbaseFigures(s, figure) : []),
+      ...gatewayProcessSides.flatMap((side) => [
+        figure(`gateway.cpu_per_request_ms.${side}`, round(s[side].cpuMs, 2), 'ms', 'lower', `CPU time (user + system) of the ${side} gateway process per answered request`),
+        figure(
+          `gateway.subgraphs_cpu_per_request_ms.${side}`,
+          round(s[side].sharedCpuMs, 2),
+          'ms',
+          'lower',
+          `CPU time of the three subgraph processes per request the ${side} gateway answered (the fetches it sends, what they cost the subgraphs)`,
+        ),
+      ]),
       figure(
         'gateway.distributed_vs_hive_rust.rps_ratio',
         rps('distributed_varied', 'hive_rust_varied'),
@@ -257,6 +294,7 @@ export async function benchGateway(): Promise<Figure[]> {
       rss('gateway_hive', hive, 'Hive Gateway'),
       rss('gateway_hive_nodedup', hiveNodedup, 'Hive Gateway (in-flight sharing off)'),
       rss('gateway_hive_rust', hiveRust, 'Hive Gateway + router-runtime'),
+      ...(grafbase ? [rss('gateway_grafbase', grafbase, 'Grafbase (grafbase dev)')] : []),
       rss('subgraph_models', subgraphs.models!, 'models subgraph'),
       rss('subgraph_indicators', subgraphs.indicators!, 'indicators subgraph'),
       rss('subgraph_impact', subgraphs.impact!, 'impact subgraph'),
@@ -266,6 +304,58 @@ export async function benchGateway(): Promise<Figure[]> {
     artifacts.close();
     rmSync(workspace, { recursive: true, force: true });
   }
+}
+
+/** Issue 39: our distributed gateway against Grafbase's, throughput and gateway CPU per request, varied and identical. */
+function grafbaseFigures(
+  s: Record<Sides, { result: { rps: number }; cpuMs: number }>,
+  figure: (id: string, value: number, unit: string, better: 'lower' | 'higher', what: string, target?: number) => Figure,
+): Figure[] {
+  const ratio = (a: number, b: number) => round(a / b, 2);
+  return [
+    figure(
+      'gateway.distributed_vs_grafbase.rps_ratio',
+      ratio(s.distributed_varied.result.rps, s.grafbase_varied.result.rps),
+      'x',
+      'higher',
+      "our gateway over HTTP subgraphs ÷ Grafbase's gateway, throughput, varied requests",
+      0.9,
+    ),
+    figure(
+      'gateway.distributed_vs_grafbase_identical.rps_ratio',
+      ratio(s.distributed.result.rps, s.grafbase.result.rps),
+      'x',
+      'higher',
+      "our gateway over HTTP subgraphs ÷ Grafbase's gateway, throughput, identical requests",
+    ),
+    figure(
+      'gateway.distributed_vs_grafbase.cpu_ratio',
+      ratio(s.distributed_varied.cpuMs, s.grafbase_varied.cpuMs),
+      'x',
+      'lower',
+      "CPU time per request of our gateway process ÷ that of Grafbase's (same subgraph processes), varied requests",
+      1.5,
+    ),
+    figure(
+      'gateway.distributed_vs_grafbase_identical.cpu_ratio',
+      ratio(s.distributed.cpuMs, s.grafbase.cpuMs),
+      'x',
+      'lower',
+      "CPU time per request of our gateway process ÷ that of Grafbase's (same subgraph processes), identical requests",
+      1.5,
+    ),
+  ];
+}
+
+/**
+ * Grafbase's gateway over the distributed subgraph processes: each subgraph's SDL as the code builds
+ * it (what `npm run compose` composes), our gateway's secret inserted into every subgraph request.
+ */
+export async function startGrafbase(workspace: string, urls: Record<string, string>): Promise<ServerProcess> {
+  const dir = path.join(workspace, 'grafbase');
+  mkdirSync(dir);
+  const subgraphs = (await subgraphSdls()).map(({ name, sdl }) => ({ name, sdl, url: urls[`${name.toUpperCase()}_SUBGRAPH_URL`]! }));
+  return startGrafbaseProcess(dir, subgraphs, [{ name: GATEWAY_SECRET_HEADER, value: GATEWAY_SUBGRAPH_SECRET }]);
 }
 
 function pick<K extends string>(record: Record<string, string>, keys: K[]): Record<K, string> {

@@ -97,6 +97,8 @@ export interface Side {
   cpuMs: number;
   /** The same, round by round. */
   roundCpuMs: number[];
+  /** CPU time per answered request (ms) of the processes every side shares (`sharedCpuMs`: the subgraphs), during this side's rounds; 0 without it. */
+  sharedCpuMs: number;
 }
 
 export interface Comparison<K extends string> {
@@ -121,6 +123,8 @@ export async function compareLoads<K extends string>(
     seconds?: number;
     warmUpSeconds?: number;
     cpuMs?: Record<K, () => number>;
+    /** CPU used so far by processes every side loads (the subgraph processes behind several gateways), taken per side like `cpuMs`. */
+    sharedCpuMs?: () => number;
     requests?: Partial<Record<K, LoadRequest>>;
     generator?: LoadOptions['generator'];
     alternate?: boolean;
@@ -137,12 +141,16 @@ export async function compareLoads<K extends string>(
   for (const name of names) await load(targets[name], requestOf(name), { seconds: options.warmUpSeconds ?? 2, generator: options.generator });
   const runs = new Map<K, LoadResult[]>(names.map((n) => [n, []]));
   const cpu = new Map<K, number[]>(names.map((n) => [n, []]));
+  const shared = new Map<K, number>(names.map((n) => [n, 0]));
+  const sharedCpuMs = options.sharedCpuMs ?? (() => 0);
   for (let i = 0; i < rounds; i++) {
     for (const name of options.alternate && i % 2 ? [...names].reverse() : names) {
       const cpuMs = options.cpuMs?.[name] ?? thisProcess;
       const before = cpuMs();
+      const sharedBefore = sharedCpuMs();
       const result = await load(targets[name], requestOf(name), { seconds, generator: options.generator });
       cpu.get(name)!.push(cpuMs() - before);
+      shared.set(name, shared.get(name)! + sharedCpuMs() - sharedBefore);
       runs.get(name)!.push(result);
     }
   }
@@ -155,6 +163,7 @@ export async function compareLoads<K extends string>(
       rounds: runs.get(name)!,
       cpuMs: cpuRounds.reduce((sum, ms) => sum + ms, 0) / Math.max(1, result.requests),
       roundCpuMs: cpuRounds.map((ms, i) => ms / Math.max(1, runs.get(name)![i]!.requests)),
+      sharedCpuMs: shared.get(name)! / Math.max(1, result.requests),
     };
   }
   return { sides, rounds, seconds };

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { projectPath } from '../kernel/project.js';
+import { GRAFBASE_CLI, type InsertedHeader, writeGrafbaseConfig } from '../test/support/grafbase.js';
+import { freePort } from '../test/support/ports.js';
 
 /** A server running as its own process, started by a benchmark. */
 export interface ServerProcess {
@@ -21,7 +23,7 @@ export interface ServerProcess {
  */
 export function startServerProcess(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   // One process unless asked: rssMb and cpuMs read this pid's /proc, not a cluster's workers'.
-  return started(name, projectPath('dist', 'server', 'main.js'), nodeArgs, { LOG_LEVEL: 'info', WORKERS: '1', ...env }, (line) => {
+  return started(name, process.execPath, [...nodeArgs, projectPath('dist', 'server', 'main.js')], { LOG_LEVEL: 'info', WORKERS: '1', ...env }, (line) => {
     const entry = JSON.parse(line) as { msg?: string; ports?: Record<string, number> };
     return entry.msg === 'started' ? entry.ports! : undefined;
   });
@@ -39,7 +41,7 @@ export function startServerProcess(name: string, env: Record<string, string>, no
 export function startSystemPair(name: string, a: Record<string, string>, b: Record<string, string>, processEnv: Record<string, string> = {}): Promise<ServerProcess> {
   // Every listener on a port of its own.
   const side = (env: Record<string, string>) => ({ LOG_LEVEL: 'info', ...env, WORKERS: '1', CORE_PORT: '0', GATEWAY_PORT: '0', INDICATORS_PORT: '0', IMPACT_PORT: '0', RECORDS_PORT: '0' });
-  return started(name, projectPath('dist', 'bench', 'system-pair.js'), [], { ...processEnv, SYSTEM_PAIR: JSON.stringify({ a: side(a), b: side(b) }) }, (line) => {
+  return started(name, process.execPath, [projectPath('dist', 'bench', 'system-pair.js')], { ...processEnv, SYSTEM_PAIR: JSON.stringify({ a: side(a), b: side(b) }) }, (line) => {
     const entry = JSON.parse(line) as { ports?: Record<string, number> };
     return entry.ports;
   });
@@ -52,14 +54,28 @@ export function startSystemPair(name: string, a: Record<string, string>, b: Reco
 export function startHiveGatewayProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const script = projectPath('bench', 'peers', 'dist', 'hive-gateway.js');
   const supergraph = projectPath('gateway', 'supergraph.graphql');
-  return started('hive-gateway', script, nodeArgs, { SUPERGRAPH_PATH: supergraph, ...env }, (line) => {
+  return started('hive-gateway', process.execPath, [...nodeArgs, script], { SUPERGRAPH_PATH: supergraph, ...env }, (line) => {
     const entry = JSON.parse(line) as { ports?: Record<string, number> };
     return entry.ports;
   });
 }
 
-function started(name: string, script: string, nodeArgs: string[], env: Record<string, string>, readyPorts: (line: string) => Record<string, number> | undefined): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, script], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Grafbase's gateway as its users start it offline: `grafbase dev` (Grafbase's CLI, installed by
+ * `npm run tools:grafbase`; test/support/grafbase.ts) on a `grafbase.toml` in `dir` naming each
+ * subgraph's URL and SDL, inserting `headers` into every subgraph request (our gateway's secret), no
+ * authentication; on a free loopback port, its port `gateway` once it answers. `HOME` is `dir`: the
+ * CLI's own files stay there.
+ */
+export async function startGrafbaseProcess(dir: string, subgraphs: ReadonlyArray<{ name: string; url: string; sdl: string }>, headers: InsertedHeader[]): Promise<ServerProcess> {
+  const config = writeGrafbaseConfig(dir, subgraphs, headers);
+  const port = await freePort();
+  // It prints `➜ Local: http://127.0.0.1:<port>` (with colours) once the graph is composed and it listens.
+  return started('grafbase', GRAFBASE_CLI, ['dev', '--config', config, '--port', String(port)], { HOME: dir }, (line) => (line.includes(`http://127.0.0.1:${port}`) ? { gateway: port } : undefined));
+}
+
+function started(name: string, command: string, args: string[], env: Record<string, string>, readyPorts: (line: string) => Record<string, number> | undefined): Promise<ServerProcess> {
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stderr: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
   return new Promise((resolve, reject) => {

@@ -10,6 +10,7 @@ import { benchFacade } from './facade.bench.js';
 import { benchImpact } from './impact.bench.js';
 import { benchIndicators } from './indicators.bench.js';
 import { benchGateway } from './gateway.bench.js';
+import { benchFetches } from './fetches.bench.js';
 import { benchBudget } from './budget.bench.js';
 import { benchPlanning } from './planning.bench.js';
 import { benchRecords } from './records.bench.js';
@@ -38,6 +39,8 @@ const GROUPS: Array<{ prefix: string; run: (only?: string) => Promise<Figure[]>;
   // gateway.budget_overhead.*: its own prefix, so that it runs without the whole gateway comparison
   { prefix: 'budget', run: benchBudget },
   { prefix: 'gateway.plan', run: benchPlanning },
+  // gateway.fetches.*: what each gateway sends the subgraphs (issue 39), without the whole gateway comparison
+  { prefix: 'gateway.fetches', run: benchFetches },
   { prefix: 'graphql', run: benchGraphqlLimits },
   // graphql.entities.*: its own prefix, so that it runs without the hostile documents
   { prefix: 'graphql.entities', run: benchEntities },

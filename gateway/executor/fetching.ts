@@ -31,22 +31,66 @@ export function fetchVariables(fetch: { variableUsages?: string[] }, provided: R
   return variables;
 }
 
+/** The paths in the client's answer a subgraph error is relayed at, one error each: one path for most, none when it has none. */
+export type ErrorPaths = (path: ReadonlyArray<string | number> | undefined) => ReadonlyArray<Path | undefined>;
+
+/** A fetch's subgraph errors relayed into the answer's errors (`downstreamServiceError`), each at every path `pathsOf` gives it. */
+export function relayErrors(run: PlanRun, errors: ReadonlyArray<SubgraphError> | undefined, serviceName: string, pathsOf: ErrorPaths): void {
+  for (const error of errors ?? []) for (const path of pathsOf(error.path)) run.errors.push(downstreamServiceError(error, serviceName, path));
+}
+
+type SubgraphError = { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> };
+
 /**
  * As `downstreamServiceError`: the subgraph's message and extensions with `serviceName`, the code
- * DOWNSTREAM_SERVICE_ERROR when the subgraph gave none, the path moved into the client's answer.
+ * DOWNSTREAM_SERVICE_ERROR when the subgraph gave none, at `path` in the client's answer.
  */
-export function downstreamServiceError(
-  error: { message?: string; path?: ReadonlyArray<string | number>; extensions?: Record<string, unknown> },
-  serviceName: string,
-  pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined,
-): GraphQLError {
+function downstreamServiceError(error: SubgraphError, serviceName: string, path: Path | undefined): GraphQLError {
   const message = error.message || `Error while fetching subquery from service "${serviceName}"`;
   const code = error.extensions?.code;
   // The gateway looks codes up in a plain object (`errorCodeDef`): a code that an object inherits
   // (`constructor`) makes it throw there, which fails the whole fetch. So it does here.
   if (typeof code === 'string' && code in Object.prototype) throw new TypeError(`unusable error code from subgraph "${serviceName}"`);
   const extensions = error.extensions?.code ? { ...error.extensions, serviceName } : { ...error.extensions, serviceName, code: 'DOWNSTREAM_SERVICE_ERROR' };
-  return new GraphQLError(message, { originalError: error as Error, path: pathOf(error.path), extensions });
+  return new GraphQLError(message, { originalError: error as Error, path, extensions });
+}
+
+/**
+ * An `_entities` fetch's representations, each sent once: the entities that share one (the records
+ * of a page, each pointing at the same model version) are each merged from the one answer the
+ * subgraph gives it, as Apollo Router and Hive Router send them. The stock gateway sends one per
+ * entity, so that a page of ten records asked a subgraph for the same questionnaire ten times.
+ */
+export class EntityRepresentations {
+  /** What the subgraph is sent, in the order first met. */
+  readonly sent: Array<Record<string, unknown>> = [];
+  private readonly byText = new Map<string, number>();
+
+  /** The index in `sent` of this representation, added when it is new. */
+  indexOf(representation: Record<string, unknown>): number {
+    // Its JSON text: representations of one fetch are selected in one order, so equal ones have equal texts.
+    const text = JSON.stringify(representation);
+    let index = this.byText.get(text);
+    if (index === undefined) {
+      index = this.sent.push(representation) - 1;
+      this.byText.set(text, index);
+    }
+    return index;
+  }
+}
+
+/**
+ * Where an error of `_entities.<index>.<rest>` goes, `indexes` being the representation sent for
+ * each entity: at each entity that representation stands for (`pathOf` gives an entity's path by its
+ * place in `indexes`), as the stock gateway relays the error the subgraph gives each copy it was
+ * sent. An index that stands for no entity: `rest` alone, as the gateway places it.
+ */
+export function entityErrorPaths(indexes: readonly number[], index: number, rest: ReadonlyArray<string | number>, pathOf: (entity: number) => Path | undefined): Path[] {
+  const paths: Path[] = [];
+  indexes.forEach((sent, entity) => {
+    if (sent === index) paths.push([...(pathOf(entity) ?? []), ...rest]);
+  });
+  return paths.length > 0 ? paths : [[...rest]];
 }
 
 /**

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ASTNode, type DocumentNode, Kind, type GraphQLSchema, isEnumType, isObjectType, isSpecifiedScalarType, isUnionType, lexicographicSortSchema, parse, printSchema } from 'graphql';
 import { type SubgraphSdl, composeSubgraphs, placeholderUrl, subgraphSdls } from '../../gateway/compose.js';
 import { composeWithGuild } from '../../gateway/guild-composition.js';
-import { projectPath } from '../../kernel/project.js';
 import { apiSchemaOf } from '../../server/schema-check.js';
+import { GRAFBASE_CLI, grafbaseMissing, writeGrafbaseConfig } from '../support/grafbase.js';
 
 /**
  * Issue 39: a graph every composer accepts. The subgraphs as the code declares them (the SDL
@@ -15,12 +15,9 @@ import { apiSchemaOf } from '../../server/schema-check.js';
  * same graph: portable to Hive Router, Grafbase and Cosmo (docs/GRAPH.md, "Composition").
  */
 
-/** Grafbase's CLI, a binary for linux-x64 installed apart (`npm run tools:grafbase`), not by `npm ci`. */
-const GRAFBASE = projectPath('tools', 'grafbase', 'node_modules', '@grafbase', 'cli-x86_64-unknown-linux-musl', 'grafbase');
-
 function grafbaseAvailable(): boolean {
-  if (existsSync(GRAFBASE)) return true;
-  const missing = `Grafbase's CLI not found at ${GRAFBASE} (npm run tools:grafbase installs it, on linux-x64)`;
+  const missing = grafbaseMissing();
+  if (missing === null) return true;
   if (process.env.CI === 'true') throw new Error(`${missing}; under CI it is required`);
   console.warn(`skipping: ${missing}`);
   return false;
@@ -77,15 +74,13 @@ function supergraphShape(supergraph: DocumentNode): Shape {
 
 /** `grafbase compose` on the subgraphs' SDL files, each with its name and URL (grafbase.toml), offline. */
 function grafbaseCompose(dir: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const config = subgraphs.map(({ name, sdl }) => {
-    const file = path.join(dir, `${name}.graphql`);
-    writeFileSync(file, sdl);
-    return `[subgraphs.${name}]\nurl = "${placeholderUrl(name)}"\nschema_path = ${JSON.stringify(file)}\n`;
-  });
-  writeFileSync(path.join(dir, 'grafbase.toml'), config.join('\n'));
+  const config = writeGrafbaseConfig(
+    dir,
+    subgraphs.map(({ name, sdl }) => ({ name, sdl, url: placeholderUrl(name) })),
+  );
   return new Promise((resolve) => {
     // HOME: the CLI's own files (credentials, caches) stay in the test's directory.
-    execFile(GRAFBASE, ['compose', '--config', path.join(dir, 'grafbase.toml')], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(GRAFBASE_CLI, ['compose', '--config', config], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });

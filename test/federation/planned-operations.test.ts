@@ -203,6 +203,9 @@ const cases: Array<{
       },
     },
   },
+  // Each representation is sent once (fetching.ts, EntityRepresentations); the gateway sends one per entity.
+  { name: 'the same entity several times in a list, with @requires', query: '{ media(ids: ["b1", "b2", "b1", "f1", "b1"]) { id ... on Book { stars rating { score } } } }' },
+  { name: 'the same failing entity twice: its error at each', query: '{ media(ids: ["bad", "b1", "bad"]) { id ... on Book { stars } } }' },
   { name: 'null entities and missing non-null fields in a nullable list', query: '{ media(ids: ["ghost", "b1", "nope", "ghost"]) { id ... on Book { stars rating { score } } } }' },
   {
     name: 'a named fragment spread twice and an interface fragment in a union',

@@ -1,8 +1,8 @@
-import type { Server } from 'node:http';
+import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import { parse } from 'graphql';
+import { graphql, parse } from 'graphql';
 import { composeSubgraphs } from '../../gateway/compose.js';
 import { type GatewayOptions, startGateway } from '../../gateway/gateway.js';
 import { graphqlEndpoint } from '../../gateway/graphql-endpoint.js';
@@ -41,6 +41,29 @@ export interface TinyFederation {
 
 function withFederationLink(typeDefs: string): string {
   return /^\s*extend schema\b/.test(typeDefs) ? typeDefs : `${FEDERATION_LINK}\n${typeDefs}`;
+}
+
+/**
+ * A tiny subgraph served over HTTP (`POST /graphql`, graphql-js on its subgraph schema), as a
+ * subgraph process serves one: its URL, for `remoteSubgraph`; stopped at the scope's end.
+ */
+export async function serveSubgraph(subgraph: TinySubgraph): Promise<string> {
+  const schema = buildSubgraphSchema({ typeDefs: parse(withFederationLink(subgraph.typeDefs)), resolvers: subgraph.resolvers });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const { query, variables, operationName } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { query: string; variables?: Record<string, unknown>; operationName?: string };
+      const result = await graphql({ schema, source: query, variableValues: variables, operationName });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+    });
+  });
+  await listening(server.listen(0, '127.0.0.1'));
+  stopAtScopeEnd(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 }
 
 /** A subgraph of a tiny federation reached over HTTP, as distributed mode reaches ours. */

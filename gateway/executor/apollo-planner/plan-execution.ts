@@ -2,7 +2,7 @@ import type { QueryPlan } from '@apollo/query-planner';
 import { GraphQLError, type GraphQLSchema, isObjectType } from 'graphql';
 import type { SubgraphClient } from '../subgraph-client.js';
 import { thawed } from '../../../kernel/json.js';
-import { type Path, type PlanRun, deepMerge, downstreamServiceError, fetchVariables } from '../fetching.js';
+import { EntityRepresentations, type ErrorPaths, type Path, type PlanRun, deepMerge, entityErrorPaths, fetchVariables, relayErrors } from '../fetching.js';
 
 export type PlanNode = NonNullable<QueryPlan['node']>;
 export type FetchNode = Extract<PlanNode, { kind: 'Fetch' }>;
@@ -43,7 +43,8 @@ function requiresOnObjectTypes(selection: RequiresSelection, schema: GraphQLSche
  * Runs a query plan's fetches as @apollo/gateway's `executeNode` and `executeFetch` do
  * (executeQueryPlan.js), for the plans `isExecutablePlan` accepts: sequences, parallel branches,
  * flattening into lists, root fetches and entity fetches (`_entities` with the representations the
- * plan's `requires` selects, merged back in place). Subgraph errors are relayed as the gateway's
+ * plan's `requires` selects, merged back in place; each sent once, where the gateway sends one per
+ * entity: fetching.ts, EntityRepresentations). Subgraph errors are relayed as the gateway's
  * `downstreamServiceError` relays them, with paths into the client's answer; a fetch that fails as a
  * whole is collected as an error of the answer, as there. The data gathered is still to be shaped
  * into the client's answer (answers.ts). Returns the data of every fetch, merged as the gateway merges it.
@@ -88,48 +89,61 @@ async function executeFetch(run: PlanRun, fetch: FetchNode, cursor: Cursor): Pro
     for (const entity of entities) deepMerge(entity, received);
     return;
   }
-  const representations: Array<Record<string, unknown>> = [];
+  const representations = new EntityRepresentations();
   const representedEntities: Array<Record<string, unknown>> = [];
+  /** The representation sent for each represented entity. */
+  const indexes: number[] = [];
   for (const entity of entities) {
     const representation = selectRepresentation(entity, fetch.requires);
     if (representation && representation.__typename) {
-      representations.push(representation);
       representedEntities.push(entity);
+      indexes.push(representations.indexOf(representation));
     }
   }
-  if (representations.length < 1) return;
+  if (representedEntities.length < 1) return;
   if ('representations' in variables) throw new Error('Variables cannot contain key "representations"');
-  const received = await sendFetch(run, source, fetch, cursor, { ...variables, representations });
+  const received = await sendFetch(run, source, fetch, cursor, { ...variables, representations: representations.sent }, indexes);
   if (!received) return;
   const receivedEntities = received._entities;
   if (!Array.isArray(receivedEntities)) throw new Error('Expected "data._entities" in response to be an array');
-  if (receivedEntities.length !== representations.length) throw new Error(`Expected "data._entities" to contain ${representations.length} elements`);
-  receivedEntities.forEach((receivedEntity: Record<string, unknown> | null, index) => {
-    const entity = representedEntities[index]!;
+  if (receivedEntities.length !== representations.sent.length) throw new Error(`Expected "data._entities" to contain ${representations.sent.length} elements`);
+  representedEntities.forEach((entity, i) => {
+    const receivedEntity = receivedEntities[indexes[i]!] as Record<string, unknown> | null;
     // A copy: a received answer may be shared (answer-cache.ts).
     deepMerge(entity, receivedEntity && !receivedEntity.__typename ? { ...receivedEntity, __typename: entity.__typename } : receivedEntity);
   });
 }
 
-/** One fetch sent as `executeFetch` sends it; subgraph errors land in `run.errors`. */
-async function sendFetch(run: PlanRun, source: SubgraphClient, fetch: FetchNode, cursor: Cursor, variables: Record<string, unknown>): Promise<Record<string, unknown> | null | undefined> {
+/**
+ * One fetch sent as `executeFetch` sends it, with each representation once (`indexes`: the one sent
+ * for each represented entity); subgraph errors land in `run.errors`.
+ */
+async function sendFetch(
+  run: PlanRun,
+  source: SubgraphClient,
+  fetch: FetchNode,
+  cursor: Cursor,
+  variables: Record<string, unknown>,
+  indexes: readonly number[] = [],
+): Promise<Record<string, unknown> | null | undefined> {
   const response = await source.fetch({ query: fetch.operation, variables, operationName: fetch.operationName }, run.context);
-  if (response.errors) {
-    const pathOf = errorPaths(fetch, cursor);
-    for (const error of response.errors) run.errors.push(downstreamServiceError(error, fetch.serviceName, pathOf));
-  }
+  if (response.errors) relayErrors(run, response.errors, fetch.serviceName, errorPaths(fetch, cursor, indexes));
   return response.data as Record<string, unknown> | null | undefined;
 }
 
-/** An `_entities.<i>` error path becomes the path of the i-th represented entity, as `makeLazyErrorPathGenerator`. */
-function errorPaths(fetch: FetchNode, cursor: Cursor): (path: ReadonlyArray<string | number> | undefined) => Path | undefined {
+/**
+ * An `_entities.<i>` error path becomes the path of each entity representation i stands for, that of
+ * the k-th entity the flatten path reaches for the k-th represented entity, as `makeLazyErrorPathGenerator`
+ * counts (the entities not represented included).
+ */
+function errorPaths(fetch: FetchNode, cursor: Cursor, indexes: readonly number[]): ErrorPaths {
   let hydrated: Path[] | undefined;
   return (errorPath) => {
     if (fetch.requires && typeof errorPath?.[1] === 'number') {
       hydrated ??= hydratedPaths(cursor.path, cursor.fullResult);
-      return [...(hydrated[errorPath[1]] ?? []), ...errorPath.slice(2)];
+      return entityErrorPaths(indexes, errorPath[1], errorPath.slice(2), (k) => hydrated![k]);
     }
-    return errorPath ? [...cursor.path, ...errorPath] : undefined;
+    return [errorPath ? [...cursor.path, ...errorPath] : undefined];
   };
 }
 

@@ -1,7 +1,7 @@
 import type { BatchFetchNode, EntityBatchAlias, FetchNode, FetchNodePathSegment, FetchRewrite, FlattenNodePathSegment, PlanNode, RequiresSelection } from '@graphql-hive/router-query-planner';
 import { type GraphQLError, type GraphQLSchema, isAbstractType, isObjectType } from 'graphql';
 import type { SubgraphClient } from '../subgraph-client.js';
-import { type Path, type PlanRun, deepMerge, downstreamServiceError, fetchVariables } from '../fetching.js';
+import { EntityRepresentations, type ErrorPaths, type Path, type PlanRun, deepMerge, entityErrorPaths, fetchVariables, relayErrors } from '../fetching.js';
 import { thawed } from '../../../kernel/json.js';
 
 export type HivePlanNode = PlanNode;
@@ -27,7 +27,9 @@ interface Located {
  * - `inputRewrites` / `outputRewrites`: value setters (an interface object's `__typename`) and key
  *   renamers, on the representations sent and the entities received;
  * - BatchFetch: several entity fetches to one subgraph as one request, one `_entities` alias each,
- *   aliases sharing a representations variable sharing its (deduplicated) list;
+ *   aliases sharing a representations variable sharing its list;
+ * - every entity fetch sends each representation once (fetching.ts, EntityRepresentations), its
+ *   answer merged into every entity it stands for, its errors relayed at each;
  * - Condition: the branch of the `@skip`/`@include` variable's coerced value.
  * Internal aliases stay in the gathered data; shaping to the client's operation leaves them out.
  */
@@ -99,67 +101,64 @@ async function collected(run: HivePlanRun, fetch: () => Promise<void>): Promise<
 }
 
 async function fetchRoot(run: HivePlanRun, fetch: FetchNode, data: Record<string, unknown>): Promise<void> {
-  const received = await send(run, fetch, fetchVariables(fetch, run.variables), (path) => (path ? [...path] : undefined));
+  const received = await send(run, fetch, fetchVariables(fetch, run.variables), (path) => [path ? [...path] : undefined]);
   deepMerge(data, rewritten(run.schema, received, fetch.outputRewrites) as Entity | null | undefined);
 }
 
 async function fetchEntities(run: HivePlanRun, fetch: FetchNode, located: Located[], flattenPath: Path): Promise<void> {
   const targets: Located[] = [];
-  const representations: Entity[] = [];
+  const representations = new EntityRepresentations();
+  /** The representation sent for each target. */
+  const indexes: number[] = [];
   for (const location of located) {
     const representation = representationOf(run.schema, location.entity, fetch.requires!, fetch.inputRewrites);
     if (!representation) continue;
     targets.push(location);
-    representations.push(representation);
+    indexes.push(representations.indexOf(representation));
   }
-  if (representations.length < 1) return;
+  if (targets.length < 1) return;
   const variables = fetchVariables(fetch, run.variables);
   if ('representations' in variables) throw new Error('Variables cannot contain key "representations"');
-  variables.representations = representations;
+  variables.representations = representations.sent;
   const received = await send(run, fetch, variables, (path) => {
-    if (typeof path?.[1] === 'number') return [...(targets[path[1]]?.path ?? []), ...path.slice(2)];
-    return path ? [...flattenPath, ...path] : undefined;
+    if (typeof path?.[1] === 'number') return entityErrorPaths(indexes, path[1], path.slice(2), (i) => targets[i]!.path);
+    return [path ? [...flattenPath, ...path] : undefined];
   });
   if (!received) return;
-  mergeEntities(run.schema, received._entities, targets, fetch.outputRewrites);
+  const entities = rewritten(run.schema, received._entities, fetch.outputRewrites);
+  if (!Array.isArray(entities)) throw new Error('Expected "data._entities" in response to be an array');
+  if (entities.length !== representations.sent.length) throw new Error(`Expected "data._entities" to contain ${representations.sent.length} elements`);
+  targets.forEach((target, i) => mergeEntity(target.entity, entities[indexes[i]!] as Entity | null));
 }
 
 /** One request with an `_entities` alias per entity fetch of the batch. */
 async function fetchBatch(run: HivePlanRun, batch: BatchFetchNode, data: Record<string, unknown>): Promise<void> {
-  const lists = new Map<string, { representations: Entity[]; indexOf: Map<string, number> }>();
-  const aliases = new Map<string, { alias: EntityBatchAlias; targets: Located[]; indexes: number[]; pathsOf: Map<number, Path[]> }>();
+  const lists = new Map<string, EntityRepresentations>();
+  const aliases = new Map<string, { alias: EntityBatchAlias; targets: Located[]; indexes: number[] }>();
   for (const alias of batch.entityBatch.aliases) {
     let list = lists.get(alias.representationsVariableName);
-    if (!list) lists.set(alias.representationsVariableName, (list = { representations: [], indexOf: new Map() }));
-    const state = { alias, targets: [] as Located[], indexes: [] as number[], pathsOf: new Map<number, Path[]>() };
+    if (!list) lists.set(alias.representationsVariableName, (list = new EntityRepresentations()));
+    const state = { alias, targets: [] as Located[], indexes: [] as number[] };
     for (const path of alias.paths) {
       for (const location of entitiesAt(run.schema, data, path)) {
         const representation = representationOf(run.schema, location.entity, alias.requires, alias.inputRewrites);
         if (!representation) continue;
-        const identity = JSON.stringify(representation);
-        let index = list.indexOf.get(identity);
-        if (index === undefined) {
-          index = list.representations.push(representation) - 1;
-          list.indexOf.set(identity, index);
-        }
         state.targets.push(location);
-        state.indexes.push(index);
-        state.pathsOf.set(index, [...(state.pathsOf.get(index) ?? []), location.path]);
+        state.indexes.push(list.indexOf(representation));
       }
     }
     aliases.set(alias.alias, state);
   }
-  if ([...lists.values()].every((list) => list.representations.length === 0)) return;
+  if ([...lists.values()].every((list) => list.sent.length === 0)) return;
   const variables = fetchVariables(batch, run.variables);
   for (const [name, list] of lists) {
     if (name in variables) throw new Error(`Variables cannot contain key "${name}"`);
-    variables[name] = list.representations;
+    variables[name] = list.sent;
   }
   const received = await send(run, batch, variables, (path) => {
     const state = typeof path?.[0] === 'string' ? aliases.get(path[0]) : undefined;
-    // One error per entity that representation stands for; the first path here, as one error relays one path.
-    if (state && typeof path?.[1] === 'number') return [...(state.pathsOf.get(path[1])?.[0] ?? []), ...path.slice(2)];
-    return path ? [...path] : undefined;
+    if (state && typeof path?.[1] === 'number') return entityErrorPaths(state.indexes, path[1], path.slice(2), (i) => state.targets[i]!.path);
+    return [path ? [...path] : undefined];
   });
   if (!received) return;
   for (const [name, state] of aliases) {
@@ -170,30 +169,17 @@ async function fetchBatch(run: HivePlanRun, batch: BatchFetchNode, data: Record<
   }
 }
 
-/** Merges each received entity into the entity it represents, as the gateway's `executeFetch`. */
-function mergeEntities(schema: GraphQLSchema, received: unknown, targets: Located[], outputRewrites: FetchRewrite[] | undefined): void {
-  const entities = rewritten(schema, received, outputRewrites);
-  if (!Array.isArray(entities)) throw new Error('Expected "data._entities" in response to be an array');
-  if (entities.length !== targets.length) throw new Error(`Expected "data._entities" to contain ${targets.length} elements`);
-  entities.forEach((entity: Entity | null, index) => mergeEntity(targets[index]!.entity, entity));
-}
-
 function mergeEntity(target: Entity, received: Entity | null | undefined): void {
   // A copy: a received answer may be shared (answer-cache.ts).
   deepMerge(target, received && !received.__typename ? { ...received, __typename: target.__typename } : received);
 }
 
 /** One subgraph request; its errors land in `run.errors` with paths into the client's answer. */
-async function send(
-  run: HivePlanRun,
-  fetch: FetchNode | BatchFetchNode,
-  variables: Record<string, unknown>,
-  pathOf: (path: ReadonlyArray<string | number> | undefined) => Path | undefined,
-): Promise<Record<string, unknown> | null | undefined> {
+async function send(run: HivePlanRun, fetch: FetchNode | BatchFetchNode, variables: Record<string, unknown>, pathsOf: ErrorPaths): Promise<Record<string, unknown> | null | undefined> {
   const source: SubgraphClient | undefined = run.subgraphs[fetch.serviceName];
   if (!source) throw new Error(`Couldn't find service with name "${fetch.serviceName}"`);
   const response = await source.fetch({ query: fetch.operation, variables, operationName: fetch.operationName }, run.context);
-  for (const error of response.errors ?? []) run.errors.push(downstreamServiceError(error, fetch.serviceName, pathOf));
+  relayErrors(run, response.errors, fetch.serviceName, pathsOf);
   return response.data as Record<string, unknown> | null | undefined;
 }
 
