@@ -29,9 +29,11 @@ import { FACADES, routesForInspection } from '../rest-facade/facades.js';
 import { PROJECT_ROOT, projectPath } from '../kernel/project.js';
 import { breaksRequestsThat } from './schema-check/change-usage.js';
 import { type DeployedDocument, deployedDocuments } from './schema-check/deployed-documents.js';
-import { CannotRun, type SourceOptions, readBaseline, readUsage } from './schema-check/sources.js';
+import { type Baseline, CannotRun, type SourceOptions, readBaseline, readUsage } from './schema-check/sources.js';
+import { type GivenSubgraph, givenSubgraph, readSdlFile, withSubgraph } from './schema-check/given-subgraphs.js';
+import { registryBase, withRegistry } from './schema-check/registry-base.js';
 import { type OutputFormat, printCannotRun, printReport } from './schema-check/report-output.js';
-import { type Options, parseOptions, usage as helpText } from './schema-check/cli-options.js';
+import { type Options, type UsageOptions, parseOptions, usage as helpText } from './schema-check/cli-options.js';
 import { type SourceFile, type SourceLocation, type SubgraphSource, changeLocator } from './schema-check/change-location.js';
 
 /**
@@ -129,8 +131,10 @@ export interface SchemaCheckReport {
   /** Kept under its old name: every known document that does not validate, the routes' included. */
   routeErrors: string[];
   routesChecked: number;
-  /** null: not compared (a subgraph given on the command line). */
+  /** null: not compared (a subgraph given on the command line, or the registry's subgraphs). */
   stale: boolean | null;
+  /** Apollo's composition of the subgraphs, the supergraph a gateway would serve; null when it fails. */
+  supergraphSdl: string | null;
 }
 
 const COMPOSERS: Array<{ name: string; compose: (subgraphs: SubgraphSdl[]) => Composition }> = [
@@ -167,6 +171,7 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
     routeErrors: [],
     routesChecked: 0,
     stale: false,
+    supergraphSdl: null,
   };
   if ('errors' in composed) return { ...empty, compositionErrors: composed.errors };
   const [supergraphSdl, guildSupergraphSdl] = composed.supergraphs as [string, string];
@@ -206,6 +211,7 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
     ],
     routesChecked: input.routes.length,
     stale: input.compareCommitted === false ? null : input.committedSupergraph !== supergraphSdl,
+    supergraphSdl,
   };
 }
 
@@ -375,7 +381,7 @@ export function describeReport(report: SchemaCheckReport): string[] {
       : `operations: FAILED: documents that do not validate against the new API schema`,
     ...report.routeErrors.map((e) => `  ${e}`),
     report.stale === null
-      ? 'supergraph: not compared (a subgraph was given with --subgraph)'
+      ? "supergraph: not compared with gateway/supergraph.graphql (a subgraph given with --subgraph, or the registry's)"
       : report.stale
         ? 'supergraph: STALE: gateway/supergraph.graphql is not the composition of the subgraphs; run `npm run compose` and commit it'
         : 'supergraph: up to date',
@@ -447,7 +453,8 @@ export function parseAllowList(text: string): AllowList {
   return { breakingChanges: entries };
 }
 
-function sourceOptions(values: Options): SourceOptions {
+/** The sources the options name; usage from `databaseUrl` when neither --usage-url nor --usage-file is given (DATABASE_URL, when set). */
+function sourceOptions(values: UsageOptions & Partial<Pick<Options, 'baseline' | 'baseline-url' | 'baseline-git'>>, databaseUrl = process.env.DATABASE_URL || undefined): SourceOptions {
   const days = Number(values.days);
   if (!Number.isInteger(days) || days < 1) throw new CannotRun('--days must be a whole number of days, at least 1');
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
@@ -458,7 +465,7 @@ function sourceOptions(values: Options): SourceOptions {
     baselineGit: values['baseline-git'],
     usageUrl: values['usage-url'],
     usageFile: values['usage-file'],
-    databaseUrl: process.env.DATABASE_URL || undefined,
+    databaseUrl,
     token: process.env.SCHEMA_CHECK_TOKEN || undefined,
     baseRef: process.env.GITHUB_BASE_REF || undefined,
     days,
@@ -466,46 +473,61 @@ function sourceOptions(values: Options): SourceOptions {
   };
 }
 
-async function realInput(values: Options): Promise<SchemaCheckInput> {
-  const sources = sourceOptions(values);
-  const { days } = sources;
+/** What clients use, which a change must not break: the REST routes, the apps' other deployed documents, the usage window; and the allow-list. */
+export type ClientUse = Pick<SchemaCheckInput, 'routes' | 'deployed' | 'usage' | 'allowList'>;
+
+/** What clients use, read as the options say (usage from --usage-url, --usage-file or the database): schema:check's and schema:publish's. */
+export async function clientUse(values: UsageOptions, databaseUrl?: string): Promise<ClientUse> {
+  const sources = sourceOptions(values, databaseUrl);
   const threshold = /^(\d+(?:\.\d+)?)(%?)$/.exec(values.threshold);
   if (!threshold) throw new CannotRun('--threshold must be a number of requests (10) or a share of them (0.5%)');
-  const [baseline, usage] = await Promise.all([readBaseline(sources, readCommittedSupergraph), readUsage(sources)]);
-  const code = await subgraphSdls();
-  const given = givenSubgraphs(values.subgraph, code);
+  const usage = await readUsage(sources);
   return {
-    subgraphs: await withGivenSdl(code, given),
-    committedSupergraph: await readCommittedSupergraph(),
-    baselineSupergraph: baseline.sdl,
-    baselineSource: baseline.source,
     routes: FACADES.flatMap((facade) =>
       routesForInspection(facade).flatMap((route) => ('operation' in route ? [{ name: `${facade.name} ${route.method} ${route.path}`, operation: print(route.operation) }] : [])),
     ),
     deployed: deployedDocuments().filter((d) => !d.app.startsWith('rest-facade:')),
-    usage: usage && { ...usage, days, threshold: { value: Number(threshold[1]), percent: threshold[2] === '%' }, excludedClients: [...values['exclude-client']] },
+    usage: usage && { ...usage, days: sources.days, threshold: { value: Number(threshold[1]), percent: threshold[2] === '%' }, excludedClients: [...values['exclude-client']] },
     allowList: parseAllowList(await readFile(ALLOW_LIST_PATH, 'utf8')),
-    compareCommitted: given.length === 0,
-    sources: await Promise.all(code.map(async ({ name }) => given.find((g) => g.subgraph === name) ?? { subgraph: name, code: await codeOf(name) })),
   };
 }
 
-/** `--subgraph models=path.graphql`: a subgraph's proposed SDL instead of the code's (a subgraph team's check). */
-function givenSubgraphs(entries: string[], code: SubgraphSdl[]): Array<{ subgraph: string; sdlFile: string; entry: string }> {
-  return entries.map((entry) => {
-    const [name, file] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
-    if (!code.some((s) => s.name === name) || !file) throw new CannotRun(`--subgraph ${entry}: expected <name>=<file>, name one of ${code.map((s) => s.name).join(', ')}`);
-    return { subgraph: name, sdlFile: file, entry };
-  });
+async function realInput(values: Options): Promise<SchemaCheckInput> {
+  const given = values.subgraph.map((entry) => givenSubgraph(entry, { fileOptional: false }) as GivenSubgraph & { file: string });
+  if (values.registry && (values.baseline || values['baseline-url'] || values['baseline-git']))
+    throw new CannotRun('--registry is the baseline: leave out --baseline, --baseline-url and --baseline-git');
+  const [clients, base] = await Promise.all([
+    clientUse(values),
+    values.registry ? withRegistry(process.env.DATABASE_URL, async (versions) => registryBase(await versions.newest())) : codeBase(values),
+  ]);
+  let subgraphs: SubgraphSdl[] = base.subgraphs.map(({ name, sdl }) => ({ name, sdl }));
+  for (const g of given) {
+    // Without the registry, the subgraphs are this repository's: a name it does not have is a typo.
+    const names = subgraphs.map((s) => s.name);
+    if (!values.registry && !names.includes(g.name)) throw new CannotRun(`--subgraph ${g.entry}: expected <name>=<file>, name one of ${names.join(', ')}`);
+    subgraphs = withSubgraph(subgraphs, { name: g.name, sdl: await readSdlFile(g) });
+  }
+  const code = await subgraphSdls();
+  return {
+    subgraphs,
+    committedSupergraph: await readCommittedSupergraph(),
+    baselineSupergraph: base.baseline.sdl,
+    baselineSource: base.baseline.source,
+    ...clients,
+    compareCommitted: given.length === 0 && !values.registry,
+    sources: await Promise.all(
+      subgraphs.map(async ({ name }) => {
+        const file = given.find((g) => g.name === name)?.file;
+        return file ? { subgraph: name, sdlFile: file } : { subgraph: name, code: code.some((s) => s.name === name) ? await codeOf(name) : [] };
+      }),
+    ),
+  };
 }
 
-async function withGivenSdl(code: SubgraphSdl[], given: ReturnType<typeof givenSubgraphs>): Promise<SubgraphSdl[]> {
-  const replaced = [...code];
-  for (const { subgraph, sdlFile, entry } of given) {
-    const sdl = await readFile(sdlFile, 'utf8').catch((error: Error) => Promise.reject(new CannotRun(`--subgraph ${entry}: ${error.message}`)));
-    replaced[replaced.findIndex((s) => s.name === subgraph)] = { name: subgraph, sdl };
-  }
-  return replaced;
+/** Without --registry: the subgraphs of the code, and the baseline the options name. */
+async function codeBase(values: Options): Promise<{ subgraphs: SubgraphSdl[]; baseline: Baseline }> {
+  const [subgraphs, baseline] = await Promise.all([subgraphSdls(), readBaseline(sourceOptions(values), readCommittedSupergraph)]);
+  return { subgraphs, baseline };
 }
 
 /** A subgraph's TypeScript sources (`subgraphs/<name>/`), paths from the repository root; none where only dist/ was deployed. */

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import express from 'express';
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -37,6 +38,9 @@ import { usageReporting } from '../gateway/usage/usage-reporting.js';
 import { UsageCollector } from '../gateway/usage/usage-collector.js';
 import { usageEndpoint } from '../gateway/usage/usage-endpoint.js';
 import { openUsageStore } from '../gateway/usage/sql-usage-store.js';
+import { versionsEndpoint } from '../gateway/schema-registry/versions-endpoint.js';
+import { registryOnDemand } from '../gateway/schema-registry/open-registry.js';
+import type { SupergraphVersions } from '../gateway/schema-registry/supergraph-versions.js';
 import type { UsageStore } from '../gateway/usage/usage-store.js';
 import { REUSABLE_ROOT_FIELDS, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/names.js';
@@ -267,13 +271,16 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     body: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
     trustedDocuments: proc.config.graphqlTrustedDocuments,
     pipeline: proc.pipeline,
-    admin: usageEndpoint({
-      access: proc.access,
-      schema: gateway.schema,
-      supergraphSdl,
-      usage: proc.usage,
-      pipeline: proc.pipeline,
-    }),
+    admin: express.Router().use(
+      usageEndpoint({
+        access: proc.access,
+        schema: gateway.schema,
+        supergraphSdl,
+        usage: proc.usage,
+        pipeline: proc.pipeline,
+      }),
+      versionsEndpoint({ access: proc.access, pipeline: proc.pipeline, versions: registryVersions(proc) }),
+    ),
   });
   proc.closers.push(() => endpoint.server.stop());
   await listen(proc, 'gateway', http.ports.gateway, endpoint.app, graphqlRefusal, expressMessages(endpoint.app));
@@ -296,6 +303,19 @@ async function startEdge(proc: Process, gateway: Gateway, supergraphSdl: string)
     });
     await listen(proc, facade.name, http.ports[facade.name], app, facade.errors);
   }
+}
+
+/**
+ * The schema registry's versions for the admin paths, on the records database DATABASE_URL names,
+ * opened at their first request; none where this process opens no records database (a gateway
+ * with USAGE_REPORTING=false), so that no database is made up for it.
+ */
+function registryVersions(proc: Process): (() => Promise<SupergraphVersions>) | null {
+  const { usage, models } = proc.config;
+  if (!usage || !(usage.enabled || models)) return null;
+  const registry = registryOnDemand(usage.databaseUrl, usage.storeLimits);
+  proc.closers.push(() => registry.close());
+  return registry.versions;
 }
 
 const built = new WeakMap<Process, Partial<SubgraphServices>>();
