@@ -92,6 +92,12 @@ export interface SchemaCheckInput {
   compareCommitted?: boolean;
   /** Where each subgraph is written, for the changes' locations in annotations; none: no locations. */
   sources?: SubgraphSource[];
+  /**
+   * True for a publish: a document that does not validate against the baseline either fails no more
+   * (a forced version let it through; it is told apart, `documentErrorsInBaseline`), so that the
+   * next publish is refused only for what it breaks.
+   */
+  newDocumentErrorsOnly?: boolean;
 }
 
 /** A composer's error, naming the composer: a graph Hive's registry refuses is as unpublishable as one Apollo's refuses. */
@@ -130,6 +136,8 @@ export interface SchemaCheckReport {
   documentsChecked: { deployed: number; recorded: number };
   /** Kept under its old name: every known document that does not validate, the routes' included. */
   routeErrors: string[];
+  /** With `newDocumentErrorsOnly`: the documents' errors left out, the baseline having them too. */
+  documentErrorsInBaseline: string[];
   routesChecked: number;
   /** null: not compared (a subgraph given on the command line, or the registry's subgraphs). */
   stale: boolean | null;
@@ -169,6 +177,7 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
     usage: null,
     documentsChecked: { deployed: 0, recorded: 0 },
     routeErrors: [],
+    documentErrorsInBaseline: [],
     routesChecked: 0,
     stale: false,
     supergraphSdl: null,
@@ -186,6 +195,12 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
   const busy = window ? window.index.operationsWhere(() => true).filter((o) => o.requests > window.threshold) : [];
   // Operations kept without a signature (the `other` ones, and those recorded before signatures) count by their coordinates only.
   const recorded = busy.filter((o) => bodies.get(o.hash));
+  const errorsAgainst = (schema: GraphQLSchema) => [
+    ...deployed.flatMap((d) => documentErrors(`${d.app === 'rest-facade' ? '' : `${d.app} `}${d.name}`, d.body, schema)),
+    ...recorded.flatMap((o) => documentErrors(`recorded ${o.name ?? o.hash.slice(0, 12)} (${clientList(o)})`, bodies.get(o.hash)!, schema, SIGNATURE_RULES)),
+  ];
+  const errors = errorsAgainst(api);
+  const inBaseline = new Set(input.newDocumentErrorsOnly && errors.length > 0 ? errorsAgainst(oldApi) : []);
   return {
     subgraphs,
     composers,
@@ -205,10 +220,8 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
     },
     documentsChecked: { deployed: deployed.length, recorded: recorded.length },
     // Not subject to the allow-list: a facade whose document no longer validates cannot start, an app's screen breaks.
-    routeErrors: [
-      ...deployed.flatMap((d) => documentErrors(`${d.app === 'rest-facade' ? '' : `${d.app} `}${d.name}`, d.body, api)),
-      ...recorded.flatMap((o) => documentErrors(`recorded ${o.name ?? o.hash.slice(0, 12)} (${clientList(o)})`, bodies.get(o.hash)!, api, SIGNATURE_RULES)),
-    ],
+    routeErrors: errors.filter((e) => !inBaseline.has(e)),
+    documentErrorsInBaseline: errors.filter((e) => inBaseline.has(e)),
     routesChecked: input.routes.length,
     stale: input.compareCommitted === false ? null : input.committedSupergraph !== supergraphSdl,
     supergraphSdl,

@@ -92,6 +92,9 @@ async function printOutcome(outcome: PublishOutcome, env: NodeJS.ProcessEnv): Pr
   }
   const { report, previous } = outcome;
   if (outcome.outcome === 'refused' || outcome.version.forcedReason !== null) await printReport(report, 1, 'text', env);
+  if (report.documentErrorsInBaseline.length > 0) {
+    console.log(`schema:publish: warning: ${report.documentErrorsInBaseline.length} known documents do not validate, as against ${report.baseline} (a forced version): not this publish's doing`);
+  }
   if (!previous) console.log(`schema:publish: the registry is empty: the other subgraphs are this repository's code, the baseline gateway/supergraph.graphql`);
   if (outcome.outcome === 'refused') {
     console.log(

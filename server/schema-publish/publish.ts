@@ -111,6 +111,7 @@ async function publishVersion(
       ...clients,
       compareCommitted: false,
       sources: proposal.sources,
+      newDocumentErrorsOnly: true,
     });
     const { supergraphSdl } = report;
     if (previous && supergraphSdl === previous.supergraphSdl && sameRouting(previous.subgraphs, proposal.subgraphs)) return { outcome: 'unchanged', version: previous };
