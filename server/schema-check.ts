@@ -33,7 +33,7 @@ import { type Baseline, CannotRun, type SourceOptions, readBaseline, readUsage }
 import { type GivenSubgraph, givenSubgraph, readSdlFile, withSubgraph } from './schema-check/given-subgraphs.js';
 import { registryBase, withRegistry } from './schema-check/registry-base.js';
 import { type OutputFormat, printCannotRun, printReport } from './schema-check/report-output.js';
-import { type Options, type UsageOptions, parseOptions, usage as helpText } from './schema-check/cli-options.js';
+import { type Options, USAGE_OPTIONS, type UsageOptions, parseOptions, parseWith, usage as helpText } from './schema-check/cli-options.js';
 import { type SourceFile, type SourceLocation, type SubgraphSource, changeLocator } from './schema-check/change-location.js';
 
 /**
@@ -489,8 +489,8 @@ function sourceOptions(values: UsageOptions & Partial<Pick<Options, 'baseline' |
 /** What clients use, which a change must not break: the REST routes, the apps' other deployed documents, the usage window; and the allow-list. */
 export type ClientUse = Pick<SchemaCheckInput, 'routes' | 'deployed' | 'usage' | 'allowList'>;
 
-/** What clients use, read as the options say (usage from --usage-url, --usage-file or the database): schema:check's and schema:publish's. */
-export async function clientUse(values: UsageOptions, databaseUrl?: string): Promise<ClientUse> {
+/** What clients use, read as the options say (usage from --usage-url, --usage-file or `databaseUrl`; by default the last 30 days of DATABASE_URL's): schema:check's and schema:publish's. */
+export async function clientUse(values: UsageOptions = parseWith(USAGE_OPTIONS, []), databaseUrl?: string): Promise<ClientUse> {
   const sources = sourceOptions(values, databaseUrl);
   const threshold = /^(\d+(?:\.\d+)?)(%?)$/.exec(values.threshold);
   if (!threshold) throw new CannotRun('--threshold must be a number of requests (10) or a share of them (0.5%)');

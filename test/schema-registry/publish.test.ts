@@ -41,7 +41,9 @@ describe.each(STORES)('publish, versions and rollback on %s', (backend: Backend)
     expect(code).toBe(0);
     expect(stdout).toContain('  BREAKING FIELD_REMOVED ModelVersion.label');
     expect(stdout).toContain('  core GET /models: Cannot query field "label" on type "ModelVersion".');
-    expect(stdout).toMatch(new RegExp(`published version 2 \\([0-9a-f]{16}\\) of models against registry version 1 \\(${firstHash}\\), FORCED past the refusal above: ${REASON}: 1 API changes \\(1 breaking`));
+    expect(stdout).toMatch(
+      new RegExp(`published version 2 \\([0-9a-f]{16}\\) of models against registry version 1 \\(${firstHash}\\), FORCED past the refusal above: ${REASON}: 1 API changes \\(1 breaking`),
+    );
     expect((await versionRows(backend, database.url))[1]).toEqual({ id: 2, subgraph: 'models', forced_reason: REASON, rollback_of: null, author: 'ci-bot', commit: COMMIT });
   });
 

@@ -65,7 +65,10 @@ type Query {
 `;
 
 /** The registry's rows, oldest first, as the table holds them. */
-export async function versionRows(backend: Backend, databaseUrl: string): Promise<Array<{ id: number; subgraph: string | null; forced_reason: string | null; rollback_of: number | null; author: string; commit: string | null }>> {
+export async function versionRows(
+  backend: Backend,
+  databaseUrl: string,
+): Promise<Array<{ id: number; subgraph: string | null; forced_reason: string | null; rollback_of: number | null; author: string; commit: string | null }>> {
   const rows = await onDatabase(backend, databaseUrl, 'SELECT id, subgraph, forced_reason, rollback_of, author, "commit" FROM supergraph_versions ORDER BY id');
   return rows.map((r) => ({
     id: Number(r.id),
