@@ -52,6 +52,6 @@ export async function withRegistry<T>(databaseUrl: string | undefined, work: (ve
 export function reasonOf(error: unknown): string {
   const { message, cause } = error as Error;
   const reason = cause instanceof Error && cause.message && cause.message !== message ? `${message}: ${cause.message}` : message;
-  // A driver may repeat the URL it was given; its credentials never go further.
-  return reason.replace(/\b(postgres(?:ql)?:\/\/)[^\s/@]*@/gi, '$1');
+  // A driver may repeat a URL it was given; its credentials never go further.
+  return reason.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1');
 }
