@@ -36,16 +36,9 @@ export async function readSdlFile(given: GivenSubgraph & { file: string }): Prom
   const cannot = (why: string) => new CannotRun(`--subgraph ${given.entry}: ${why}`);
   let text: string;
   try {
-    const handle = await open(given.file, 'r');
-    try {
-      const { size } = await handle.stat();
-      if (size > MAX_SDL_BYTES) throw cannot(`${size} bytes, more than the ${MAX_SDL_BYTES} an SDL file may have`);
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    text = await readAtMost(given.file, MAX_SDL_BYTES);
   } catch (error) {
-    throw error instanceof CannotRun ? error : cannot((error as Error).message);
+    throw cannot(error instanceof TooLarge ? `more than the ${MAX_SDL_BYTES} bytes an SDL file may have` : (error as Error).message);
   }
   try {
     parse(text, { noLocation: true });
@@ -55,6 +48,25 @@ export async function readSdlFile(given: GivenSubgraph & { file: string }): Prom
     throw cannot(`not GraphQL SDL: ${error.message}${at ? ` (line ${at.line}, column ${at.column})` : ''}`);
   }
   return text;
+}
+
+class TooLarge extends Error {}
+
+/** A file's text, read a chunk at a time up to `maxBytes` (a device or a pipe says no size): past them, TooLarge. */
+async function readAtMost(file: string, maxBytes: number): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) return buffer.toString('utf8', 0, length);
+      length += bytesRead;
+      if (length > maxBytes) throw new TooLarge();
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** `subgraphs` with `given` in its place, or added after them when it is a new one. */

@@ -77,10 +77,12 @@ test('the same supergraph again: unchanged, exit 0, nothing written', async () =
 
 test("schema:check --registry: the newest version is the baseline, a subgraph's file composes with the published others", async () => {
   const check = (args: string[]) => run('schema-check', ['--registry', ...args], { DATABASE_URL: database.url });
-  const [breaking, added] = await Promise.all([
+  const [breaking, added, twoBaselines] = await Promise.all([
     check(['--subgraph', `models=${files.write('check-no-label.graphql', withoutLabel(modelsSdl))}`]),
     check(['--subgraph', `greetings=${files.write('check-greetings.graphql', GREETINGS_SDL)}`]),
+    check(['--baseline-git', 'HEAD']),
   ]);
+  expect(twoBaselines).toEqual({ code: 2, stdout: '', stderr: 'schema:check could not run: --registry is the baseline: leave out --baseline, --baseline-url and --baseline-git\n' });
   expect(breaking.code).toBe(1);
   expect(breaking.stdout).toContain('API changes against the baseline (registry version 1 (');
   expect(breaking.stdout).toContain('  core GET /models: Cannot query field "label" on type "ModelVersion".');
@@ -94,12 +96,15 @@ describe('what cannot run: exit 2, the cause named, nothing written', () => {
     expect(run.stderr).toMatch(typeof message === 'string' ? `schema:publish could not run: ${message}` : message);
   };
 
-  test('oversize, garbled or unnamed SDL, a --force without a reason, a URL with credentials, a new subgraph without its URL', async () => {
+  test('an unreadable, oversize, endless, garbled or unnamed SDL file, a --force without a reason, a URL with credentials, a new subgraph without its URL', async () => {
     const oversize = files.write('oversize.graphql', `type Query { a: String }\n${'#'.repeat(MAX_SDL_BYTES)}`);
     const garbled = files.write('garbled.graphql', 'type Query {{ nope');
     const greetings = files.write('greetings.graphql', GREETINGS_SDL);
-    const [big, garbage, noReason, blankReason, credentials, noUrl, badName, twoSubgraphs, badCommit, none] = await Promise.all([
+    const missing = `${oversize}.absent`;
+    const [unreadable, big, endless, garbage, noReason, blankReason, credentials, noUrl, badName, twoSubgraphs, badCommit, none] = await Promise.all([
+      publish(['--subgraph', `models=${missing}`]),
       publish(['--subgraph', `models=${oversize}`]),
+      publish(['--subgraph', 'models=/dev/zero']),
       publish(['--subgraph', `models=${garbled}`]),
       publish(['--subgraph', 'models', '--force']),
       publish(['--subgraph', 'models', '--force', '  ']),
@@ -110,7 +115,9 @@ describe('what cannot run: exit 2, the cause named, nothing written', () => {
       publish(['--subgraph', 'models', '--commit', 'main; rm -rf /']),
       publish([]),
     ]);
-    cannotRun(big, `--subgraph models=${oversize}: ${MAX_SDL_BYTES + 25} bytes, more than the ${MAX_SDL_BYTES} an SDL file may have`);
+    cannotRun(unreadable, `--subgraph models=${missing}: ENOENT: no such file or directory, open '${missing}'`);
+    cannotRun(big, `--subgraph models=${oversize}: more than the ${MAX_SDL_BYTES} bytes an SDL file may have`);
+    cannotRun(endless, `--subgraph models=/dev/zero: more than the ${MAX_SDL_BYTES} bytes an SDL file may have`);
     cannotRun(garbage, `--subgraph models=${garbled}: not GraphQL SDL: Syntax Error: Expected Name, found "{". (line 1, column 13)`);
     cannotRun(noReason, "Option '--force <value>' argument missing; --help lists the options");
     cannotRun(blankReason, '--force needs a reason, up to 1000 characters');
