@@ -14,6 +14,9 @@ export type DatabaseLocation = { kind: 'postgresql'; url: string } | { kind: 'sq
 
 const POSTGRESQL = /^postgres(ql)?:\/\//i;
 
+/** DATABASE_URL when unset, for the server and schema:publish alike: an SQLite file under the working directory. */
+export const DEFAULT_DATABASE_URL = 'file:./data/records.db';
+
 /** Whether `url` names a database this project can open (the configuration's check). */
 export function isDatabaseUrl(url: string): boolean {
   return POSTGRESQL.test(url) || url.startsWith('file:');

@@ -8,7 +8,7 @@ import type { ServerLimits } from '../kernel/http/http-server.js';
 import type { CatalogLocation } from '../subgraphs/models/adapters/catalog-source.js';
 import type { FetchPolicy } from '../subgraphs/models/adapters/artifact-fetcher.js';
 import { DEFAULT_DATABASE_LIMITS, type DatabaseLimits } from '../database/limits.js';
-import { isDatabaseUrl } from '../database/location.js';
+import { DEFAULT_DATABASE_URL, isDatabaseUrl } from '../database/location.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/names.js';
 import type { DocumentSizeLimits } from '../pipeline/limits/document-size.js';
 import type { OperationLimitValues } from '../pipeline/operation-limits.js';
@@ -251,7 +251,7 @@ function readPlanner(env: Env): PlannerChoice {
 function readUsageConfig(env: Env): UsageConfig {
   return {
     enabled: optional(env, 'USAGE_REPORTING', boolean, true),
-    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
+    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, DEFAULT_DATABASE_URL),
     storeLimits: readDatabaseLimits(env),
     retentionDays: optional(env, 'USAGE_RETENTION_DAYS', integer({ min: 1 }), 90),
     flushIntervalMs: optional(env, 'USAGE_FLUSH_SECS', integer({ min: 1 }), 10) * 1000,
@@ -345,7 +345,7 @@ function readRequestBudget(env: Env): BudgetLimits {
 
 function readModelsConfig(env: Env): ModelsConfig {
   return {
-    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
+    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, DEFAULT_DATABASE_URL),
     idempotencyTtlSecs: optional(env, 'IDEMPOTENCY_TTL_SECS', integer({ min: 1 }), 86400),
     storeLimits: readDatabaseLimits(env),
     registry: readRegistryConfig(env),

@@ -28,9 +28,11 @@ import { FACADES, routesForInspection } from '../rest-facade/facades.js';
 import { PROJECT_ROOT, projectPath } from '../kernel/project.js';
 import { breaksRequestsThat } from './schema-check/change-usage.js';
 import { type DeployedDocument, deployedDocuments } from './schema-check/deployed-documents.js';
-import { CannotRun, type SourceOptions, readBaseline, readUsage } from './schema-check/sources.js';
+import { type Baseline, CannotRun, type SourceOptions, readBaseline, readUsage } from './schema-check/sources.js';
+import { type GivenSubgraph, givenSubgraph, readSdlFile, withSubgraph } from './schema-check/given-subgraphs.js';
+import { registryBase, withRegistry } from './schema-check/registry-base.js';
 import { type OutputFormat, printCannotRun, printReport } from './schema-check/report-output.js';
-import { type Options, parseOptions, usage as helpText } from './schema-check/cli-options.js';
+import { type Options, USAGE_OPTIONS, type UsageOptions, parseOptions, parseWith, usage as helpText } from './schema-check/cli-options.js';
 import { type SourceFile, type SourceLocation, type SubgraphSource, changeLocator } from './schema-check/change-location.js';
 
 /**
@@ -89,6 +91,12 @@ export interface SchemaCheckInput {
   compareCommitted?: boolean;
   /** Where each subgraph is written, for the changes' locations in annotations; none: no locations. */
   sources?: SubgraphSource[];
+  /**
+   * True for a publish: a document that does not validate against the baseline either fails no more
+   * (a forced version let it through; it is told apart, `documentErrorsInBaseline`), so that the
+   * next publish is refused only for what it breaks.
+   */
+  newDocumentErrorsOnly?: boolean;
 }
 
 /** A composer's error, naming the composer: a graph Hive's registry refuses is as unpublishable as one Apollo's refuses. */
@@ -127,9 +135,13 @@ export interface SchemaCheckReport {
   documentsChecked: { deployed: number; recorded: number };
   /** Kept under its old name: every known document that does not validate, the routes' included. */
   routeErrors: string[];
+  /** With `newDocumentErrorsOnly`: the documents' errors left out, the baseline having them too. */
+  documentErrorsInBaseline: string[];
   routesChecked: number;
-  /** null: not compared (a subgraph given on the command line). */
+  /** null: not compared (a subgraph given on the command line, or the registry's subgraphs). */
   stale: boolean | null;
+  /** Apollo's composition of the subgraphs, the supergraph a gateway would serve; null when it fails. */
+  supergraphSdl: string | null;
 }
 
 const COMPOSERS: Array<{ name: string; compose: (subgraphs: SubgraphSdl[]) => Composition }> = [
@@ -164,8 +176,10 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
     usage: null,
     documentsChecked: { deployed: 0, recorded: 0 },
     routeErrors: [],
+    documentErrorsInBaseline: [],
     routesChecked: 0,
     stale: false,
+    supergraphSdl: null,
   };
   if ('errors' in composed) return { ...empty, compositionErrors: composed.errors };
   const [supergraphSdl, guildSupergraphSdl] = composed.supergraphs as [string, string];
@@ -180,6 +194,12 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
   const busy = window ? window.index.operationsWhere(() => true).filter((o) => o.requests > window.threshold) : [];
   // Operations kept without a signature (the `other` ones, and those recorded before signatures) count by their coordinates only.
   const recorded = busy.filter((o) => bodies.get(o.hash));
+  const errorsAgainst = (schema: GraphQLSchema) => [
+    ...deployed.flatMap((d) => documentErrors(`${d.app === 'rest-facade' ? '' : `${d.app} `}${d.name}`, d.body, schema)),
+    ...recorded.flatMap((o) => documentErrors(`recorded ${o.name ?? o.hash.slice(0, 12)} (${clientList(o)})`, bodies.get(o.hash)!, schema, SIGNATURE_RULES)),
+  ];
+  const errors = errorsAgainst(api);
+  const inBaseline = new Set(input.newDocumentErrorsOnly && errors.length > 0 ? errorsAgainst(oldApi) : []);
   return {
     subgraphs,
     composers,
@@ -199,12 +219,11 @@ export async function checkSchema(input: SchemaCheckInput): Promise<SchemaCheckR
     },
     documentsChecked: { deployed: deployed.length, recorded: recorded.length },
     // Not subject to the allow-list: a facade whose document no longer validates cannot start, an app's screen breaks.
-    routeErrors: [
-      ...deployed.flatMap((d) => documentErrors(`${d.app === 'rest-facade' ? '' : `${d.app} `}${d.name}`, d.body, api)),
-      ...recorded.flatMap((o) => documentErrors(`recorded ${o.name ?? o.hash.slice(0, 12)} (${clientList(o)})`, bodies.get(o.hash)!, api, SIGNATURE_RULES)),
-    ],
+    routeErrors: errors.filter((e) => !inBaseline.has(e)),
+    documentErrorsInBaseline: errors.filter((e) => inBaseline.has(e)),
     routesChecked: input.routes.length,
     stale: input.compareCommitted === false ? null : input.committedSupergraph !== supergraphSdl,
+    supergraphSdl,
   };
 }
 
@@ -369,7 +388,7 @@ export function describeReport(report: SchemaCheckReport): string[] {
       : `operations: FAILED: documents that do not validate against the new API schema`,
     ...report.routeErrors.map((e) => `  ${e}`),
     report.stale === null
-      ? 'supergraph: not compared (a subgraph was given with --subgraph)'
+      ? "supergraph: not compared with gateway/supergraph.graphql (a subgraph given with --subgraph, or the registry's)"
       : report.stale
         ? 'supergraph: STALE: gateway/supergraph.graphql is not the composition of the subgraphs; run `npm run compose` and commit it'
         : 'supergraph: up to date',
@@ -441,7 +460,8 @@ export function parseAllowList(text: string): AllowList {
   return { breakingChanges: entries };
 }
 
-function sourceOptions(values: Options): SourceOptions {
+/** The sources the options name; usage from `databaseUrl` when neither --usage-url nor --usage-file is given (DATABASE_URL, when set). */
+function sourceOptions(values: UsageOptions & Partial<Pick<Options, 'baseline' | 'baseline-url' | 'baseline-git'>>, databaseUrl = process.env.DATABASE_URL || undefined): SourceOptions {
   const days = Number(values.days);
   if (!Number.isInteger(days) || days < 1) throw new CannotRun('--days must be a whole number of days, at least 1');
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
@@ -452,7 +472,7 @@ function sourceOptions(values: Options): SourceOptions {
     baselineGit: values['baseline-git'],
     usageUrl: values['usage-url'],
     usageFile: values['usage-file'],
-    databaseUrl: process.env.DATABASE_URL || undefined,
+    databaseUrl,
     token: process.env.SCHEMA_CHECK_TOKEN || undefined,
     baseRef: process.env.GITHUB_BASE_REF || undefined,
     days,
@@ -460,46 +480,61 @@ function sourceOptions(values: Options): SourceOptions {
   };
 }
 
-async function realInput(values: Options): Promise<SchemaCheckInput> {
-  const sources = sourceOptions(values);
-  const { days } = sources;
+/** What clients use, which a change must not break: the REST routes, the apps' other deployed documents, the usage window; and the allow-list. */
+export type ClientUse = Pick<SchemaCheckInput, 'routes' | 'deployed' | 'usage' | 'allowList'>;
+
+/** What clients use, read as the options say (usage from --usage-url, --usage-file or `databaseUrl`; by default the last 30 days of DATABASE_URL's): schema:check's and schema:publish's. */
+export async function clientUse(values: UsageOptions = parseWith(USAGE_OPTIONS, []), databaseUrl?: string): Promise<ClientUse> {
+  const sources = sourceOptions(values, databaseUrl);
   const threshold = /^(\d+(?:\.\d+)?)(%?)$/.exec(values.threshold);
   if (!threshold) throw new CannotRun('--threshold must be a number of requests (10) or a share of them (0.5%)');
-  const [baseline, usage] = await Promise.all([readBaseline(sources, readCommittedSupergraph), readUsage(sources)]);
-  const code = await subgraphSdls();
-  const given = givenSubgraphs(values.subgraph, code);
+  const usage = await readUsage(sources);
   return {
-    subgraphs: await withGivenSdl(code, given),
-    committedSupergraph: await readCommittedSupergraph(),
-    baselineSupergraph: baseline.sdl,
-    baselineSource: baseline.source,
     routes: FACADES.flatMap((facade) =>
       routesForInspection(facade).flatMap((route) => ('operation' in route ? [{ name: `${facade.name} ${route.method} ${route.path}`, operation: print(route.operation) }] : [])),
     ),
     deployed: deployedDocuments().filter((d) => !d.app.startsWith('rest-facade:')),
-    usage: usage && { ...usage, days, threshold: { value: Number(threshold[1]), percent: threshold[2] === '%' }, excludedClients: [...values['exclude-client']] },
+    usage: usage && { ...usage, days: sources.days, threshold: { value: Number(threshold[1]), percent: threshold[2] === '%' }, excludedClients: [...values['exclude-client']] },
     allowList: parseAllowList(await readFile(ALLOW_LIST_PATH, 'utf8')),
-    compareCommitted: given.length === 0,
-    sources: await Promise.all(code.map(async ({ name }) => given.find((g) => g.subgraph === name) ?? { subgraph: name, code: await codeOf(name) })),
   };
 }
 
-/** `--subgraph models=path.graphql`: a subgraph's proposed SDL instead of the code's (a subgraph team's check). */
-function givenSubgraphs(entries: string[], code: SubgraphSdl[]): Array<{ subgraph: string; sdlFile: string; entry: string }> {
-  return entries.map((entry) => {
-    const [name, file] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
-    if (!code.some((s) => s.name === name) || !file) throw new CannotRun(`--subgraph ${entry}: expected <name>=<file>, name one of ${code.map((s) => s.name).join(', ')}`);
-    return { subgraph: name, sdlFile: file, entry };
-  });
+async function realInput(values: Options): Promise<SchemaCheckInput> {
+  const given = values.subgraph.map((entry) => givenSubgraph(entry, { fileOptional: false }) as GivenSubgraph & { file: string });
+  if (values.registry && (values.baseline || values['baseline-url'] || values['baseline-git']))
+    throw new CannotRun('--registry is the baseline: leave out --baseline, --baseline-url and --baseline-git');
+  const [clients, base] = await Promise.all([
+    clientUse(values),
+    values.registry ? withRegistry(process.env.DATABASE_URL, async (versions) => registryBase(await versions.newest())) : codeBase(values),
+  ]);
+  let subgraphs: SubgraphSdl[] = base.subgraphs.map(({ name, sdl }) => ({ name, sdl }));
+  for (const g of given) {
+    // Without the registry, the subgraphs are this repository's: a name it does not have is a typo.
+    const names = subgraphs.map((s) => s.name);
+    if (!values.registry && !names.includes(g.name)) throw new CannotRun(`--subgraph ${g.entry}: expected <name>=<file>, name one of ${names.join(', ')}`);
+    subgraphs = withSubgraph(subgraphs, { name: g.name, sdl: await readSdlFile(g) });
+  }
+  const code = await subgraphSdls();
+  return {
+    subgraphs,
+    committedSupergraph: await readCommittedSupergraph(),
+    baselineSupergraph: base.baseline.sdl,
+    baselineSource: base.baseline.source,
+    ...clients,
+    compareCommitted: given.length === 0 && !values.registry,
+    sources: await Promise.all(
+      subgraphs.map(async ({ name }) => {
+        const file = given.find((g) => g.name === name)?.file;
+        return file ? { subgraph: name, sdlFile: file } : { subgraph: name, code: code.some((s) => s.name === name) ? await codeOf(name) : [] };
+      }),
+    ),
+  };
 }
 
-async function withGivenSdl(code: SubgraphSdl[], given: ReturnType<typeof givenSubgraphs>): Promise<SubgraphSdl[]> {
-  const replaced = [...code];
-  for (const { subgraph, sdlFile, entry } of given) {
-    const sdl = await readFile(sdlFile, 'utf8').catch((error: Error) => Promise.reject(new CannotRun(`--subgraph ${entry}: ${error.message}`)));
-    replaced[replaced.findIndex((s) => s.name === subgraph)] = { name: subgraph, sdl };
-  }
-  return replaced;
+/** Without --registry: the subgraphs of the code, and the baseline the options name. */
+async function codeBase(values: Options): Promise<{ subgraphs: SubgraphSdl[]; baseline: Baseline }> {
+  const [subgraphs, baseline] = await Promise.all([subgraphSdls(), readBaseline(sourceOptions(values), readCommittedSupergraph)]);
+  return { subgraphs, baseline };
 }
 
 /** A subgraph's TypeScript sources (`subgraphs/<name>/`), paths from the repository root; none where only dist/ was deployed. */

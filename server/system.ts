@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import express from 'express';
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -37,6 +38,9 @@ import { usageReporting } from '../gateway/usage/usage-reporting.js';
 import { UsageCollector } from '../gateway/usage/usage-collector.js';
 import { usageEndpoint } from '../gateway/usage/usage-endpoint.js';
 import { openUsageStore } from '../gateway/usage/sql-usage-store.js';
+import { versionsEndpoint } from '../gateway/schema-registry/versions-endpoint.js';
+import { registryOnDemand } from '../gateway/schema-registry/open-registry.js';
+import type { SupergraphVersions } from '../gateway/schema-registry/supergraph-versions.js';
 import type { UsageStore } from '../gateway/usage/usage-store.js';
 import { REUSABLE_ROOT_FIELDS, type SubgraphServices, buildSubgraphSchema } from '../subgraphs/index.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/names.js';
@@ -330,13 +334,16 @@ function endpointOptions(proc: Process, gateway: Gateway, supergraphSdl: string)
     body: { maxBytes: http.maxRequestBytes, maxDepth: http.maxJsonDepth },
     trustedDocuments: proc.config.graphqlTrustedDocuments,
     pipeline: proc.pipeline,
-    admin: usageEndpoint({
-      access: proc.access,
-      schema: gateway.schema,
-      supergraphSdl,
-      usage: proc.usage,
-      pipeline: proc.pipeline,
-    }),
+    admin: express.Router().use(
+      usageEndpoint({
+        access: proc.access,
+        schema: gateway.schema,
+        supergraphSdl,
+        usage: proc.usage,
+        pipeline: proc.pipeline,
+      }),
+      versionsEndpoint({ access: proc.access, pipeline: proc.pipeline, versions: registryVersions(proc) }),
+    ),
   };
 }
 
@@ -367,6 +374,27 @@ async function listenEdge(proc: Process, handlerOf: (listener: string) => Reques
   await listen(proc, 'gateway', ports.gateway, handlerOf('gateway'), graphqlRefusal, messages);
   for (const facade of FACADES) await listen(proc, facade.name, ports[facade.name], handlerOf(facade.name), facade.errors);
 }
+
+/**
+ * The schema registry's versions for the admin paths, on the records database DATABASE_URL names,
+ * opened at their first request; none where this process opens no records database (a gateway
+ * with USAGE_REPORTING=false that does not follow the registry), so that no database is made up for it.
+ */
+function registryVersions(proc: Process): (() => Promise<SupergraphVersions>) | null {
+  // Once per process: a process following the registry builds an edge (and asks here) per version.
+  if (registries.has(proc)) return registries.get(proc)!;
+  const { usage, models, supergraph } = proc.config;
+  let versions: (() => Promise<SupergraphVersions>) | null = null;
+  if (usage && (usage.enabled || models || supergraph?.source === 'registry')) {
+    const registry = registryOnDemand(usage.databaseUrl, usage.storeLimits);
+    proc.closers.push(() => registry.close());
+    versions = registry.versions;
+  }
+  registries.set(proc, versions);
+  return versions;
+}
+
+const registries = new WeakMap<Process, (() => Promise<SupergraphVersions>) | null>();
 
 const built = new WeakMap<Process, Partial<SubgraphServices>>();
 

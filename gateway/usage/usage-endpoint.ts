@@ -52,23 +52,7 @@ const MAX_CURSOR_CHARS = 8 * 1024;
  */
 export function usageEndpoint(options: UsageEndpointOptions): Router {
   const router = express.Router();
-  const admin =
-    (handler: (req: express.Request, exchange: Exchange) => Promise<{ type: string; body: unknown }>): express.RequestHandler =>
-    (req, res) =>
-      void options.pipeline.run(ADMIN_DOOR, req, res, async (exchange) => {
-        exchange.route = req.route?.path ?? null;
-        await requestContext(options.access, credentialSourceOf(req), exchange).authorize('admin.usage');
-        try {
-          const { type, body } = await handler(req, exchange);
-          if (type === 'json') exchange.budget.chargeAnswer(body);
-          return { status: 200, headers: { 'content-type': `${type === 'json' ? 'application/json' : type}; charset=utf-8` }, body: type === 'json' ? JSON.stringify(body) : body };
-        } catch (error) {
-          if (error instanceof DomainError) throw error;
-          const failed = storeFailure('usage could not be read', error);
-          exchange.failures.push(failed);
-          throw failed;
-        }
-      });
+  const admin = adminPath(options, 'usage could not be read');
   router.get(
     '/admin/supergraph',
     admin(async () => ({ type: 'text/plain', body: options.supergraphSdl })),
@@ -87,6 +71,32 @@ export function usageEndpoint(options: UsageEndpointOptions): Router {
     admin(async (req, exchange) => ({ type: 'json', body: await fieldsPage(options, req, exchange) })),
   );
   return router;
+}
+
+/**
+ * An admin path's handler as the door `admin` runs it: authorized as `admin.usage`, its JSON
+ * answer charged to the request's budget, a failure that is not the domain's a store failure
+ * (`failure` its message) recorded for the server's log.
+ */
+export function adminPath(
+  options: Pick<UsageEndpointOptions, 'access' | 'pipeline'>,
+  failure: string,
+): (handler: (req: express.Request, exchange: Exchange) => Promise<{ type: string; body: unknown }>) => express.RequestHandler {
+  return (handler) => (req, res) =>
+    void options.pipeline.run(ADMIN_DOOR, req, res, async (exchange) => {
+      exchange.route = req.route?.path ?? null;
+      await requestContext(options.access, credentialSourceOf(req), exchange).authorize('admin.usage');
+      try {
+        const { type, body } = await handler(req, exchange);
+        if (type === 'json') exchange.budget.chargeAnswer(body);
+        return { status: 200, headers: { 'content-type': `${type === 'json' ? 'application/json' : type}; charset=utf-8` }, body: type === 'json' ? JSON.stringify(body) : body };
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+        const failed = storeFailure(failure, error);
+        exchange.failures.push(failed);
+        throw failed;
+      }
+    });
 }
 
 /**
@@ -124,12 +134,12 @@ async function usageOf(options: UsageEndpointOptions): Promise<UsageStore> {
 }
 
 /** The bytes a page may take: what the request's budget lets an answer take, less its envelope. */
-function pageBytes(exchange: Exchange): number {
+export function pageBytes(exchange: Exchange): number {
   return Math.min(exchange.budget.payloadBytesLeft(), UNBUDGETED_PAGE_BYTES) - ENVELOPE_BYTES;
 }
 
 /** How many of the entries, in order, fit in `maxBytes` of JSON (at least one). */
-function entriesWithin(entries: readonly unknown[], maxBytes: number): number {
+export function entriesWithin(entries: readonly unknown[], maxBytes: number): number {
   let bytes = 0;
   for (let i = 0; i < entries.length; i++) {
     bytes += Buffer.byteLength(JSON.stringify(entries[i])) + 1;
@@ -146,7 +156,7 @@ function daysOf(req: express.Request): number {
   return days;
 }
 
-function limitOf(req: express.Request, bounds: { default: number; max: number }): number {
+export function limitOf(req: express.Request, bounds: { default: number; max: number }): number {
   const raw = req.query.limit;
   if (raw === undefined) return bounds.default;
   const limit = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
@@ -155,11 +165,11 @@ function limitOf(req: express.Request, bounds: { default: number; max: number })
 }
 
 /** A page's position: base64url of its JSON, opaque to clients. */
-function cursorFor(position: unknown): string | null {
+export function cursorFor(position: unknown): string | null {
   return position === null ? null : Buffer.from(JSON.stringify(position)).toString('base64url');
 }
 
-function cursorOf<T>(req: express.Request, is: (value: unknown) => value is T): T | null {
+export function cursorOf<T>(req: express.Request, is: (value: unknown) => value is T): T | null {
   const raw = req.query.cursor;
   if (raw === undefined) return null;
   let value: unknown;

@@ -38,7 +38,7 @@ const BUILT_IN = {
   'admin.status': {},
   'admin.metrics': {},
   'admin.registry_refresh': {},
-  'admin.usage': { scopes: ['admin.usage'] }, // the gateway's GET /admin/usage, /admin/usage/fields, /admin/supergraph
+  'admin.usage': { scopes: ['admin.usage'] }, // the gateway's GET /admin/usage, /admin/usage/fields, /admin/supergraph, /admin/supergraph/versions
 } satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof BUILT_IN;

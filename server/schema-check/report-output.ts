@@ -18,11 +18,11 @@ export async function printReport(report: SchemaCheckReport, exitCode: number, f
 }
 
 /** A check that could not run (exit 2): its one line, and on GitHub Actions an `::error` and a step summary too, or a pull request would show no reason. */
-export async function printCannotRun(message: string, format: OutputFormat, env: NodeJS.ProcessEnv): Promise<void> {
+export async function printCannotRun(message: string, format: OutputFormat, env: NodeJS.ProcessEnv, command = 'schema:check'): Promise<void> {
   if (format === 'json') console.log(JSON.stringify({ verdict: 'error', exitCode: 2, error: message }, null, 2));
   else console.error(message);
   if (env.GITHUB_ACTIONS !== 'true') return;
-  console.log(`::error title=schema:check could not run::${escapeData(message)}`);
+  console.log(`::error title=${command} could not run::${escapeData(message)}`);
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `## Schema check: ${COULD_NOT_RUN}\n\n${message}\n`);
 }
 

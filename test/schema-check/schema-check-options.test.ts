@@ -79,15 +79,16 @@ describe('schema:check --help and unknown options', () => {
       '--baseline',
       '--baseline-url',
       '--baseline-git',
+      '--registry',
       '--usage-url',
       '--usage-file',
-      '--save-usage',
       '--days',
       '--threshold',
       '--exclude-client',
+      '--timeout',
+      '--save-usage',
       '--subgraph',
       '--format',
-      '--timeout',
       '--help',
     ]);
     expect(stdout).toContain('Exit 0 safe, 1 breaking, 2 could not run.');
