@@ -8,15 +8,18 @@ import { NO_AUTH, type TestSystem, call, callOnNewConnection, startTestSystem } 
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { SAMPLE_TEMPLATE } from '../subgraphs/indicators/local-profile.js';
 import { createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
+import { printedSdl, run, sdlFolder, withoutLabel } from '../schema-registry/support.js';
 
 /**
- * Issue 38, item 3, past one machine: three subgraph processes and two gateway replicas following
+ * Issue 38's done-when, past one machine: three subgraph processes and two gateway replicas following
  * the schema registry on one PostgreSQL database, each as `npm run serve` starts it (its default
- * workers). A version that adds a new subgraph (another team's, at its routing URL) is served by
- * every worker of both replicas without a failed request under load; one naming a subgraph the
- * gateways have no URL for is refused by both; a rollback takes the field away again; the
- * registry's database out of reach costs nothing but one warning per worker, and the replicas follow
- * again once it answers. The tests share the deployment, as an operator's would live through them.
+ * workers), and a team publishing with `npm run schema:publish` as its CI would. A version that adds
+ * a new subgraph (another team's, at its routing URL) is served by every worker of both replicas
+ * without a failed request under load; a publish that breaks a REST route is refused naming the
+ * route, and nothing changes; one naming a subgraph the gateways have no URL for (written to the
+ * table by a careless hand) is refused by both; a rollback takes the field away again; the
+ * registry's database out of reach costs nothing but one warning per worker, and the replicas
+ * follow again once it answers. The tests share the deployment, as an operator's would live through them.
  */
 const describePostgres = (await postgresReachable()) ? describe : describe.skip;
 
@@ -32,6 +35,9 @@ describePostgres('two gateway replicas following the schema registry on PostgreS
   let greetings: GreetingsSubgraph;
   let code: PublishedSubgraph[];
   let database: TcpProxy;
+  /** `npm run schema:publish -- ARGS` on the records database, as a team's CI runs it. */
+  let publish: (...args: string[]) => ReturnType<typeof run>;
+  let files: ReturnType<typeof sdlFolder>;
 
   beforeAll(async () => {
     const mini = await miniModelHost();
@@ -65,6 +71,8 @@ describePostgres('two gateway replicas following the schema registry on PostgreS
     gateways = await Promise.all([gateway(), gateway()]);
     registry = await openSupergraphRegistry(records.url);
     code = await codeSubgraphs();
+    publish = (...args) => run('schema-publish', args, { DATABASE_URL: records.url, SCHEMA_PUBLISH_AUTHOR: 'platform-team' });
+    files = sdlFolder();
   }, 240_000);
 
   const workersOf = (gateway: TestSystem): number => gateway.logs.find((line) => line.msg === 'started')!.workers;
@@ -89,7 +97,20 @@ describePostgres('two gateway replicas following the schema registry on PostgreS
     expect({ msg, logged: await eventually(each) }).toEqual({ msg, logged: true });
   }
 
-  test('a version adding another team’s subgraph, published under load: every worker of both replicas serves its field, no request fails', async () => {
+  /** The version a publish just appended: the registry's newest. */
+  async function published(run: Awaited<ReturnType<typeof publish>>): Promise<SupergraphVersion> {
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    return (await registry.newest())!;
+  }
+
+  test('the models subgraph published from the code: the first version, served by every worker of both replicas', async () => {
+    expect(await everyWorkerOfBoth(greetingUnknown)).toBe(true);
+    const first = await published(await publish('--subgraph', 'models'));
+    expect(first.id).toBe(1);
+    await loggedByEveryWorker(SERVING, first);
+  });
+
+  test('a version adding another team’s subgraph, published with schema:publish under load: every worker of both replicas serves its field, no request fails', async () => {
     expect(await everyWorkerOfBoth(greetingUnknown)).toBe(true);
     const failures: unknown[] = [];
     const load = loadLoop(async (n, lane) => {
@@ -98,7 +119,8 @@ describePostgres('two gateway replicas following the schema registry on PostgreS
       if (answer.status !== 200 || answer.json?.errors) failures.push({ lane, n, status: answer.status, body: answer.text.slice(0, 300) });
     }, 4);
 
-    const additive = await registry.publish([...code, greetings.published]);
+    const additive = await published(await publish('--subgraph', `greetings=${files.write('greetings.graphql', greetings.published.sdl)}`, '--url', greetings.url));
+    expect(additive.subgraphs.map((s) => s.name)).toEqual(['models', 'indicators', 'impact', 'greetings']);
     await loggedByEveryWorker(SERVING, additive);
     expect(await everyWorkerOfBoth(greetingServed)).toBe(true);
     await load.stop();
@@ -119,8 +141,20 @@ describePostgres('two gateway replicas following the schema registry on PostgreS
     expect(await everyWorkerOfBoth(greetingServed)).toBe(true);
   });
 
-  test('a rollback (the earlier subgraphs published again): the field is gone from every worker of both replicas', async () => {
-    const rollback = await registry.publish(code);
+  test('a publish that breaks a REST route (ModelVersion.label, which GET /models selects) is refused naming the route; nothing is published, every worker serves on', async () => {
+    const before = (await registry.newest())!;
+    const refused = await publish('--subgraph', `models=${files.write('models.graphql', withoutLabel(await printedSdl('models')))}`);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('  core GET /models: Cannot query field "label" on type "ModelVersion".');
+    expect((await registry.newest())!.id).toBe(before.id);
+    expect(await everyWorkerOfBoth(greetingServed)).toBe(true);
+    expect((await call(gateways[1]!.url('core'), 'GET', '/models')).status).toBe(200);
+  });
+
+  test('a rollback to the first version (schema:publish --rollback-to 1): the field is gone from every worker of both replicas', async () => {
+    // Clients used the field meanwhile (this test's probes): withdrawing it is a breaking change the team decides on.
+    const rollback = await published(await publish('--rollback-to', '1', '--force', 'greetings withdrawn: the team moves it to its own gateway'));
+    expect(rollback.rollbackOf).toBe(1);
     await loggedByEveryWorker(SERVING, rollback);
     expect(await everyWorkerOfBoth(greetingUnknown)).toBe(true);
     expect((await graphql(gateways[0]!, { query: '{ modelVersions { model version } }' })).json).toEqual({ data: { modelVersions: [{ model: 'mini', version: '1.0' }] } });

@@ -16,6 +16,8 @@ import { stopAtScopeEnd } from './cleanup.js';
 export interface SupergraphRegistry {
   publish(subgraphs: PublishedSubgraph[], rollbackOf?: number): Promise<SupergraphVersion>;
   appendUnchecked(supergraphSdl: string, subgraphs: PublishedSubgraph[]): Promise<SupergraphVersion>;
+  /** The newest version, whoever appended it. */
+  newest(): Promise<SupergraphVersion | undefined>;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function openSupergraphRegistry(databaseUrl: string): Promise<Super
   return {
     publish: (subgraphs, rollbackOf) => append(composed(subgraphs), subgraphs, rollbackOf ?? null),
     appendUnchecked: (supergraphSdl, subgraphs) => append(supergraphSdl, subgraphs, null),
+    newest: () => versions.newest(),
     close: stopAtScopeEnd(() => database.close()),
   };
 }
