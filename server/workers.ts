@@ -208,7 +208,8 @@ class Supervisor {
   private outgrow(worker: Worker, rss: number): void {
     this.leaving.set(worker.id, { replaced: true });
     this.outgrown.set(worker.id, worker);
-    const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+    // Rounded up: a worker past the limit (whole MB) never reads as at it (256 past 256).
+    const mb = (bytes: number) => Math.ceil(bytes / 2 ** 20);
     const delayMs = this.restartDelay();
     this.logger.error({ workerPid: worker.process.pid, rssMb: mb(rss), limitMb: mb(this.config.workerMaxRssBytes), restartInMs: delayMs }, 'worker past WORKER_MAX_RSS_MB; replacing it');
     this.forkAfter(delayMs);
