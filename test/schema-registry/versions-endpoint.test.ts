@@ -108,6 +108,15 @@ test('a version larger than an answer may be: 422 RESPONSE_TOO_LARGE; an unknown
   expect(unknown.json).toEqual({ errors: [{ message: 'the registry has no version 999999999', extensions: expect.objectContaining({ code: 'NOT_FOUND' }) }] });
 });
 
+test('many at once: sixty pages of 100 (cut by bytes at the large changelogs) and the largest version asked together (one registry connection per worker) each get a whole answer in the envelope, none a 5xx; the probes answer meanwhile', async () => {
+  const asked = Array.from({ length: 60 }, (_, i) => (i % 3 === 2 ? versionsAt(`/${BIGGEST}`) : versionsAt('?limit=100')));
+  const health = await call(sut.url('core'), 'GET', '/admin/health');
+  const answers = await Promise.all(asked);
+  expect(health.status).toBe(200);
+  const outcomes = answers.map((a) => (a.json?.errors ? `${a.status} ${a.json.errors[0].extensions.code}` : `${a.status} ${ids(a).length > 0 && Buffer.byteLength(a.text) <= ANSWER_BYTES}`));
+  expect(new Set(outcomes)).toEqual(new Set(['200 true', '422 RESPONSE_TOO_LARGE']));
+});
+
 test('a gateway that opens no records database (USAGE_REPORTING=false): 404 NOT_FOUND, as /admin/usage answers', async () => {
   const gateway = await startTestSystem({
     ...idp.authEnv(),
