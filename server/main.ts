@@ -3,7 +3,7 @@ import cluster from 'node:cluster';
 import { ConfigError } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logger.js';
 import { type SystemConfig, readSystemConfig } from './config.js';
-import { othersDrained, reportListening, superviseWorkers } from './workers.js';
+import { onReplaced, othersDrained, reportListening, superviseWorkers } from './workers.js';
 import { startupSummary, startupWarnings } from './startup-summary.js';
 import { applyHeapGrowth } from './heap-growth.js';
 
@@ -50,10 +50,10 @@ async function serve(config: SystemConfig): Promise<void> {
   });
   // Before the start completes: a signal then (the primary stops its workers whenever it is told
   // to) waits for it and drains, rather than ending the process the default way.
-  onStopSignal(async (signal) => {
+  onStop(async (why, drain) => {
     const system = await starting;
-    system.logger.info({ signal }, 'stopping');
-    await system.stop();
+    system.logger.info(why, 'stopping');
+    await system.stop(drain);
     process.exit(0);
   });
   const system = await starting;
@@ -68,11 +68,13 @@ async function serve(config: SystemConfig): Promise<void> {
 
 /**
  * Every signal, not just the first: a worker gets Ctrl-C's SIGINT from the terminal and again from
- * the primary, and a repeated signal must not cut a drain short.
+ * the primary, and a repeated signal must not cut a drain short. A worker the primary replaces
+ * drains the same way, with the grace the primary gives it.
  */
-function onStopSignal(stop: (signal: NodeJS.Signals) => Promise<void>): void {
+function onStop(stop: (why: object, drain?: { graceMs: number }) => Promise<void>): void {
   let stopping: Promise<void> | undefined;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void (stopping ??= stop(signal)));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void (stopping ??= stop({ signal })));
+  if (cluster.isWorker) onReplaced((graceMs) => void (stopping ??= stop({ reason: 'replaced past WORKER_MAX_RSS_MB', graceMs }, { graceMs })));
 }
 
 await main();

@@ -82,7 +82,8 @@ export interface RunningSystem {
   services: Partial<SubgraphServices>;
   /** The supergraph's version, where this process serves one (`all`, `gateway`): its `started` line names it. */
   supergraphVersion?: string;
-  stop(): Promise<void>;
+  /** Drains and stops; `graceMs` in place of SHUTDOWN_GRACE_MS (a worker replaced past WORKER_MAX_RSS_MB). */
+  stop(drain?: { graceMs: number }): Promise<void>;
 }
 
 interface Process {
@@ -145,7 +146,7 @@ export async function startSystem(config: SystemConfig, options: SystemOptions =
   }
   const ports = Object.fromEntries(Object.entries(proc.listeners).map(([name, server]) => [name, (server.address() as AddressInfo).port]));
   let stopping: Promise<void> | undefined;
-  return { ports, logger, services: built.get(proc) ?? {}, supergraphVersion: proc.supergraphVersion, stop: () => (stopping ??= stopGracefully(proc, options.othersDrained)) };
+  return { ports, logger, services: built.get(proc) ?? {}, supergraphVersion: proc.supergraphVersion, stop: (drain) => (stopping ??= stopGracefully(proc, options.othersDrained, drain?.graceMs)) };
 }
 
 /** The metrics of what this process's role does (kernel/metrics.ts `MetricsScope`). */
@@ -560,10 +561,10 @@ function listen(proc: Process, name: string, port: number, handler: RequestListe
  * everything else is still served, so that a load balancer takes this process out before it stops
  * accepting (server/stopping.ts); then the drain.
  */
-async function stopGracefully(proc: Process, othersDrained?: SystemOptions['othersDrained']): Promise<void> {
+async function stopGracefully(proc: Process, othersDrained?: SystemOptions['othersDrained'], graceMs?: number): Promise<void> {
   proc.stopping = true;
   await new Promise((resolve) => setTimeout(resolve, proc.config.http.shutdownDrainDelayMs));
-  await stopAll(proc, othersDrained);
+  await stopAll(proc, othersDrained, graceMs);
 }
 
 /**
@@ -573,8 +574,8 @@ async function stopGracefully(proc: Process, othersDrained?: SystemOptions['othe
  * or with WORKERS any of them: `othersDrained`). Then the gateway, and the store last of all (the
  * closers, in reverse order of creation).
  */
-async function stopAll(proc: Process, othersDrained?: SystemOptions['othersDrained']): Promise<void> {
-  const deadline = Date.now() + proc.config.http.shutdownGraceMs;
+async function stopAll(proc: Process, othersDrained?: SystemOptions['othersDrained'], graceMs = proc.config.http.shutdownGraceMs): Promise<void> {
+  const deadline = Date.now() + graceMs;
   const { core, ...dependents } = proc.listeners;
   await drain(Object.values(dependents), deadline);
   await othersDrained?.(deadline);

@@ -23,6 +23,8 @@ import { ClusterMetrics } from './cluster-metrics.js';
  */
 type Report = { cerise: 'listening'; ports: Record<string, number>; supergraphVersion?: string } | { cerise: 'others-drained' } | { cerise: 'alive'; rss: number };
 const DRAIN_CORE = { cerise: 'drain-core' };
+/** What the primary tells a worker it replaces past WORKER_MAX_RSS_MB: drain, its requests in flight given `graceMs`. */
+type Replace = { cerise: 'replace'; graceMs: number };
 
 const RESTART_BASE_MS = 100;
 const RESTART_MAX_MS = 10_000;
@@ -215,13 +217,20 @@ class Supervisor {
     this.forkAfter(delayMs);
   }
 
-  /** A replacement listens: the workers it replaces drain now, each within its time to stop. */
+  /**
+   * A replacement listens: the workers it replaces drain now, each within its time to stop. No stop
+   * was asked for, so their clients should not notice: a request in flight may still be building
+   * its answer for REQUEST_MAX_DURATION_MS, and then writes it within SHUTDOWN_GRACE_MS (a drain's
+   * grace alone cut a near-cap answer short on a busy machine).
+   */
   private drainOutgrown(): void {
+    const graceMs = this.config.requestBudget.maxDurationMs + this.config.http.shutdownGraceMs;
     for (const worker of this.outgrown.values()) {
       this.outgrown.delete(worker.id);
       this.heard.delete(worker.id);
-      worker.process.kill('SIGTERM');
-      const deadline = setTimeout(() => this.killLate(worker), this.stopTimeMs());
+      if (worker.isConnected()) worker.send({ cerise: 'replace', graceMs } satisfies Replace, () => undefined);
+      else worker.process.kill('SIGTERM');
+      const deadline = setTimeout(() => this.killLate(worker), this.stopTimeMs(graceMs));
       this.leaving.set(worker.id, { replaced: true, deadline });
     }
   }
@@ -231,10 +240,9 @@ class Supervisor {
     worker.process.kill('SIGKILL');
   }
 
-  /** How long a stopping worker may take: SHUTDOWN_DRAIN_DELAY_MS, SHUTDOWN_GRACE_MS and a margin to close its store and exit. */
-  private stopTimeMs(): number {
-    const { shutdownDrainDelayMs, shutdownGraceMs } = this.config.http;
-    return shutdownDrainDelayMs + shutdownGraceMs + STOP_MARGIN_MS;
+  /** How long a stopping worker may take: SHUTDOWN_DRAIN_DELAY_MS, its grace (SHUTDOWN_GRACE_MS) and a margin to close its store and exit. */
+  private stopTimeMs(graceMs = this.config.http.shutdownGraceMs): number {
+    return this.config.http.shutdownDrainDelayMs + graceMs + STOP_MARGIN_MS;
   }
 
   /** Doubles with each death within a minute: a worker that dies on every start is not forked in a tight loop. */
@@ -285,6 +293,13 @@ class Supervisor {
 export function reportListening(ports: Record<string, number>, supergraphVersion: string | undefined): void {
   process.send!({ cerise: 'listening', ports, supergraphVersion } satisfies Report);
   setInterval(() => process.connected && process.send!({ cerise: 'alive', rss: process.memoryUsage.rss() } satisfies Report), HEARTBEAT_EVERY_MS).unref();
+}
+
+/** In a worker: `drain` when the primary replaces it (past WORKER_MAX_RSS_MB), with the grace its requests in flight get. */
+export function onReplaced(drain: (graceMs: number) => void): void {
+  process.on('message', (message: Replace) => {
+    if (message?.cerise === 'replace') drain(message.graceMs);
+  });
 }
 
 /**

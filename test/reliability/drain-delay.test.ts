@@ -19,13 +19,16 @@ test('after SIGTERM the probes answer 503 and everything else is still served, t
   stopAtScopeEnd(() => rmSync(dir, { recursive: true, force: true }));
   // Long enough for the requests below on any machine; the exit waits for it.
   const server = await spawnServer({ ...NO_AUTH, ...localProfileEnv(), DATABASE_URL: `file:${path.join(dir, 'records.db')}`, SHUTDOWN_DRAIN_DELAY_MS: '5000' });
-  expect((await call(server.url('core'), 'GET', '/admin/ready')).status).toBe(200);
+  expect((await call(server.url('core'), 'GET', '/admin/ready', { headers: { connection: 'close' } })).status).toBe(200);
 
   server.signal('SIGTERM');
   // The primary passes the signal to each worker in turn, so one 503 says only that one worker has
   // heard it; a round in which every probe of every door says so (each door's connections go to the
-  // workers in turn, so two rounds reach both) says they all have.
-  const probeRound = () => Promise.all([call(server.url('core'), 'GET', '/admin/ready'), call(server.url('records'), 'GET', '/ready'), call(server.url('gateway'), 'GET', '/health')]);
+  // workers in turn, so two rounds reach both) says they all have. Each probe on a connection of its
+  // own, as a load balancer's health check: a pooled one can reach its keep-alive end just as it is
+  // reused (ECONNRESET on a busy machine).
+  const probe = (door: string, path: string) => call(server.url(door), 'GET', path, { headers: { connection: 'close' } });
+  const probeRound = () => Promise.all([probe('core', '/admin/ready'), probe('records', '/ready'), probe('gateway', '/health')]);
   const everyWorkerStopping = async () => {
     const answers = [...(await probeRound()), ...(await probeRound())];
     return answers.every((answer) => answer.status === 503) && answers;

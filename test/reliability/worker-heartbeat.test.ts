@@ -57,7 +57,8 @@ test('a worker whose event loop is stuck is killed and replaced; its request in 
     const outcomes = await outcomesByWorker(inFlight);
     expect(outcomes.get(stuck)).toEqual(allConnectionErrors(outcomes.get(stuck)));
     expect(new Set(outcomes.get(healthy))).toEqual(new Set([200]));
-    expect(await eventually(() => logged(server, 'worker replaced').length === 1)).toBe(true);
+    // A replacement starts as any worker does: tens of seconds on a busy 2-core machine.
+    expect(await eventually(() => logged(server, 'worker replaced').length === 1, { timeoutMs: 60_000 })).toBe(true);
     expect(isAlive(stuck!)).toBe(false);
     expect(workerPids(server)).toContain(healthy);
     const after = await Promise.all(Array.from({ length: 6 }, () => call(server.url('core'), 'GET', '/admin/health', { headers: { connection: 'close' } })));
@@ -101,6 +102,33 @@ test('a worker killed with SIGKILL under requests: none of them hangs (a connect
     const outcomes = await outcomesByWorker(inFlight);
     expect(outcomes.get(killed)).toEqual(allConnectionErrors(outcomes.get(killed)));
     expect(new Set(outcomes.get(survivor))).toEqual(new Set([200]));
+  } finally {
+    await server.stop();
+  }
+});
+
+// WORKER_MAX_RSS_MB of 1 puts every worker past it: the primary replaces them one after another
+// (each replacement too), which is what lets this test hold requests on a worker it replaces.
+test('a worker replaced past WORKER_MAX_RSS_MB answers its requests in flight past SHUTDOWN_GRACE_MS: no stop was asked for, its clients notice nothing', async () => {
+  const server = await spawnServer({ ...NO_AUTH, ...localProfileEnv(), WORKER_MAX_RSS_MB: '1', SHUTDOWN_GRACE_MS: '500' });
+  try {
+    // Once the primary has chosen the worker, while it still serves and its replacement starts.
+    expect(await eventually(() => logged(server, 'worker past WORKER_MAX_RSS_MB; replacing it').length > 0, { timeoutMs: 60_000 })).toBe(true);
+    const inFlight = await inFlightOnEveryWorker(server);
+    const replaced = () => logged(server, 'stopping').filter((line) => line.reason === 'replaced past WORKER_MAX_RSS_MB');
+    expect(await eventually(() => replaced().length > 0, { timeoutMs: 60_000 })).toBe(true);
+    const drained = replaced()[0]!;
+    // Its requests in flight get REQUEST_MAX_DURATION_MS (20 s) past SHUTDOWN_GRACE_MS, not the grace alone.
+    expect(drained).toMatchObject({ graceMs: 20_500 });
+    expect(inFlight.some(({ worker }) => worker === drained.pid)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Each answered, not cut (a cut is a connection error): 200, or on a machine so busy that its
+    // replacement took 20 to 30 s to start, by the request's own limits (504 DEADLINE_EXCEEDED;
+    // 408 for a body not whole within SERVER_REQUEST_TIMEOUT_MS).
+    const outcomes = (await outcomesByWorker(inFlight)).get(drained.pid)!;
+    expect(outcomes.filter((outcome) => ![200, 408, 504].includes(outcome as number))).toEqual([]);
+    expect(await eventually(() => !isAlive(drained.pid), { timeoutMs: 30_000 })).toBe(true);
+    expect(logged(server, 'worker did not stop in time; killing it')).toEqual([]);
   } finally {
     await server.stop();
   }

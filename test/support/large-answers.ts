@@ -12,12 +12,16 @@ export const LARGE_RECORDS = 35;
 export const LARGE_PAYLOAD_CHARS = 900_000;
 export const LARGE_PAGE_QUERY = `{ records(first: ${LARGE_RECORDS}) { nodes { id payload } } }`;
 
-/** Stores the large records through the records facade, a few at a time, under the model `big`. */
+/**
+ * Stores the large records through the records facade, a few at a time, under the model `big`. Each
+ * on a connection of its own: storing them can take a worker past WORKER_MAX_RSS_MB, and a pooled
+ * connection to a worker that drains may be closed just as it is reused.
+ */
 export async function seedLargeRecords(records: string, count = LARGE_RECORDS): Promise<void> {
   const blob = 'x'.repeat(LARGE_PAYLOAD_CHARS);
   for (let n = 0; n < count; n += 5) {
     const batch = Array.from({ length: Math.min(5, count - n) }, (_, i) =>
-      call(records, 'POST', '/records', { body: { id: randomUUID(), model: 'big', version: '1', payload: { n: n + i, blob } }, headers: { 'idempotency-key': randomUUID() } }),
+      call(records, 'POST', '/records', { body: { id: randomUUID(), model: 'big', version: '1', payload: { n: n + i, blob } }, headers: { 'idempotency-key': randomUUID(), connection: 'close' } }),
     );
     for (const answer of await Promise.all(batch)) if (answer.status !== 200) throw new Error(`storing a large record answered ${answer.status}: ${answer.text.slice(0, 200)}`);
   }
