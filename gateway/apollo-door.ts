@@ -6,6 +6,7 @@ import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { operationStep, resultStep } from '../pipeline/graphql-run.js';
 import type { Exchange, RequestPipeline } from '../pipeline/pipeline.js';
 import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
+import { answerText } from '../kernel/http/answer-text.js';
 
 /**
  * The runner's steps (pipeline/graphql-run.ts) from Apollo Server's hooks, for `/graphql`: Apollo
@@ -45,10 +46,11 @@ const answering = new WeakMap<object, Exchange>();
 const inPieces = new WeakMap<Exchange, FormattedExecutionResult>();
 
 /**
- * Apollo Server's `stringifyResult`: JSON, and when an answer cannot be written (longer than a
- * string can be: an oversized answer) the failure recorded on its exchange before Apollo Server
- * answers 500, so that the log line names its cause; it came out with no code and no cause. An
- * answer its budget measured past LARGE_ANSWER_BYTES (a megabyte) is not written here: it is kept for
+ * Apollo Server's `stringifyResult`: JSON (kernel/http/answer-text.ts: the parts shared with other
+ * requests written once), and when an answer cannot be written (longer than a string can be: an
+ * oversized answer) the failure recorded on its exchange before Apollo Server answers 500, so that
+ * the log line names its cause; it came out with no code and no cause. An answer its budget
+ * measured past LARGE_ANSWER_BYTES (a megabyte) is not written here: it is kept for
  * `answerInPieces`, and Apollo Server is handed an empty text in its place.
  */
 export function stringifyAnswer(result: FormattedExecutionResult): string {
@@ -58,7 +60,7 @@ export function stringifyAnswer(result: FormattedExecutionResult): string {
     return '';
   }
   try {
-    return `${JSON.stringify(result)}\n`;
+    return `${answerText(result)}\n`;
   } catch (error) {
     if (exchange) {
       exchange.failures.push(error);

@@ -38,6 +38,20 @@ export function jsonCopy(value: unknown): unknown {
   return copy;
 }
 
+/**
+ * `value` made unchangeable through and through: an answer handed to many requests at once
+ * (gateway/executor/answer-cache.ts, inflight-sharing.ts). What writes into fetched data copies a
+ * frozen object first (`thawed`), and a write that missed it throws rather than change another
+ * request's answer.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 function omittedByJson(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
 }

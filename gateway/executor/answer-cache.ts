@@ -1,5 +1,6 @@
 import { Kind, type OperationDefinitionNode, parse } from 'graphql';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import { deepFreeze } from '../../kernel/json.js';
 import { jsonBytesPast, rememberJsonBytes } from '../../kernel/request-budget.js';
 import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 import { type SubgraphClient, isQuery } from './subgraph-client.js';
@@ -113,12 +114,4 @@ function selectsOnly(query: string, operationName: string | null | undefined, ro
   const [operation] = operations;
   if (operations.length !== 1 || operation!.operation !== 'query' || (operationName && operation!.name?.value !== operationName)) return false;
   return operation!.selectionSet.selections.every((s) => s.kind === Kind.FIELD && (s.name.value === '__typename' || rootFields.has(s.name.value)) && !s.directives?.length);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -1,8 +1,8 @@
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 import { type SubgraphClient, isQuery } from './subgraph-client.js';
-import { jsonCopy } from '../../kernel/json.js';
-import { adoptReportedBreach, jsonBytes } from '../../kernel/request-budget.js';
+import { deepFreeze, jsonCopy } from '../../kernel/json.js';
+import { adoptReportedBreach, rememberJsonBytes } from '../../kernel/request-budget.js';
 
 interface SharedFetch {
   waiters: number;
@@ -10,10 +10,9 @@ interface SharedFetch {
   answer: Promise<SharedAnswer> | undefined;
 }
 
-/** What the callers after the first copy: the answer as fetched, which nobody writes to, and its JSON bytes. */
+/** What every caller is handed: the answer, frozen when more than one shares it, and its JSON bytes then. */
 interface SharedAnswer {
   response: SubgraphResponse;
-  untouched: SubgraphResponse | null;
   bytes: number;
 }
 
@@ -24,13 +23,19 @@ interface SharedAnswer {
  * credentials; a caller who is not authenticated never shares, so that a failure stays the caller's
  * own). Mutations always go on their own.
  *
- * Each caller gets its own copy of the answer, because the gateway merges fetched data into its
- * result tree in place: the first caller a copy made when the fetch settles, before any caller
- * resumes, the others each a copy of the untouched answer once the answer memory of its bytes is
- * theirs (kernel/answer-memory.ts: waiting in line, or SERVER_BUSY). Copies share the answer's
- * strings (kernel/json.ts, jsonCopy): twenty callers of a page of 900 KB payloads held twenty
- * parses of one 31.5 MB serialisation, and that serialisation, at once. The fetch runs with the
- * first caller's context (its request id in logs and on the wire).
+ * Every caller is handed the same answer, deeply frozen, as the answer cache hands its answers
+ * (answer-cache.ts): what merges fetched data into a result tree or shapes it copies a frozen object
+ * before it writes (kernel/json.ts `thawed`, result-shaping.ts), so each caller copies only the
+ * objects its own merges write to, and a write that missed a copy throws rather than change another
+ * caller's answer. A copy per caller was an eighth of the gateway's CPU on identical requests
+ * (bench/PROFILE.md, issue 39). What is frozen is one copy made when the fetch settles, before any
+ * caller resumes (kernel/json.ts `jsonCopy`: JSON's values only, and objects the subgraph's
+ * resolvers may still hold are not frozen under them); its strings are the answer's. The callers
+ * after the first each take the answer memory of its bytes before they go on (kernel/answer-memory.ts:
+ * waiting in line, or SERVER_BUSY), for the answer each builds from it and writes: twenty callers of
+ * a page of 900 KB payloads share one parse of its 31.5 MB serialisation (they held twenty when each
+ * had a copy), and each still writes an answer of that size.
+ * The fetch runs with the first caller's context (its request id in logs and on the wire).
  */
 export class InflightSharing implements SubgraphClient {
   private readonly inflight = new Map<string, SharedFetch>();
@@ -43,18 +48,20 @@ export class InflightSharing implements SubgraphClient {
     const running = this.inflight.get(key);
     if (running) {
       running.waiters += 1;
-      const { untouched, bytes } = await running.answer!;
+      const { response, bytes } = await running.answer!;
       // The fetch ran within the first caller's budget: a breach of it (SERVER_BUSY, the deadline) is every caller's.
-      adoptReportedBreach(untouched!.errors, context.budget);
+      adoptReportedBreach(response.errors, context.budget);
       if (!context.budget.breach) await context.budget.holdAnswer(bytes);
-      return jsonCopy(untouched) as SubgraphResponse;
+      return response;
     }
     const shared: SharedFetch = { waiters: 1, answer: undefined };
     const answer = this.client.fetch(request, context).then(
       (response): SharedAnswer => {
         this.forget(key, shared);
-        if (shared.waiters === 1) return { response, untouched: null, bytes: 0 };
-        return { response: jsonCopy(response) as SubgraphResponse, untouched: response, bytes: jsonBytes(response) };
+        if (shared.waiters === 1) return { response, bytes: 0 };
+        const frozen = deepFreeze(jsonCopy(response)) as SubgraphResponse;
+        // Counted once and remembered: each caller's budget measures its answer, and a shared subtree is then not walked again.
+        return { response: frozen, bytes: rememberJsonBytes(frozen) };
       },
       (error: unknown) => {
         this.forget(key, shared);

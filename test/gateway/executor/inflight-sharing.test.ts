@@ -5,6 +5,8 @@ import type { SubgraphResponse } from '../../../pipeline/pipeline.js';
 import type { Identity } from '../../../kernel/identity/identity.js';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import { NO_BUDGET } from '../../../kernel/request-budget.js';
+import { deepMerge } from '../../../gateway/executor/fetching.js';
+import { type TinyFederation, type TinySubgraph, startTinyFederation } from '../../federation/tiny-federation.js';
 
 /**
  * gateway/executor/inflight-sharing.ts: identical subgraph queries in flight share one fetch, in
@@ -47,7 +49,7 @@ describe('in-flight sharing of subgraph fetches', () => {
   const fetch = (query: string, context: RequestContext, variables: Record<string, unknown> = {}) => [{ query, variables, operationName: 'Op' }, context] as const;
   const QUERY = 'query Op { modelVersions { model } }';
 
-  test('identical queries of one caller share one execution; each gets its own copy', async () => {
+  test('identical queries of one caller share one execution and one frozen answer, which a caller copies where it merges', async () => {
     const s = subgraph();
     const answers = [s.shared.fetch(...fetch(QUERY, caller('a'))), s.shared.fetch(...fetch(QUERY, caller('b'))), s.shared.fetch(...fetch(QUERY, caller('c')))];
     await new Promise((resolve) => setImmediate(resolve));
@@ -55,10 +57,23 @@ describe('in-flight sharing of subgraph fetches', () => {
     const [a, b, c] = await Promise.all(answers);
     expect(s.executions).toEqual(['a']);
     expect(a).toEqual({ data: { modelVersions: [{ model: 'm1' }] } });
-    expect(b).toEqual(a);
-    expect(c).toEqual(a);
-    expect(b).not.toBe(a);
-    expect((b as { data: { modelVersions: object[] } }).data.modelVersions[0]).not.toBe((c as { data: { modelVersions: object[] } }).data.modelVersions[0]);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    const modelVersion = (a!.data as { modelVersions: object[] }).modelVersions[0]!;
+    expect([a, a!.data, modelVersion].every((value) => Object.isFrozen(value))).toBe(true);
+    // As the executor gathers a fetch's data and merges a later fetch's into it (fetching.ts).
+    const gathered: Record<string, unknown> = {};
+    deepMerge(gathered, a!.data as Record<string, unknown>);
+    deepMerge(gathered, { modelVersions: [{ label: 'M1' }] });
+    expect(gathered).toEqual({ modelVersions: [{ model: 'm1', label: 'M1' }] });
+    expect(b).toEqual({ data: { modelVersions: [{ model: 'm1' }] } });
+  });
+
+  test('a caller alone gets the answer as fetched', async () => {
+    const s = subgraph();
+    const answer = s.shared.fetch(...fetch(QUERY, caller('a')));
+    s.release();
+    expect(Object.isFrozen(await answer)).toBe(false);
   });
 
   test('another identity, other credentials, other variables, a mutation or an unauthenticated caller never share', async () => {
@@ -105,5 +120,64 @@ describe('in-flight sharing of subgraph fetches', () => {
     s.release();
     expect((await Promise.allSettled(answers)).map((r) => r.status)).toEqual(['rejected', 'rejected']);
     await expect(s.shared.fetch(...fetch(QUERY, caller('later')))).resolves.toEqual({ data: { modelVersions: [{ model: 'm2' }] } });
+  });
+});
+
+/**
+ * Through our gateway: concurrent identical requests share each fetch, and every later fetch merges
+ * into the shared answers (catalog's shelves get stock's items, stock's items get catalog's
+ * labels), each request copying what it writes, so that each answer is exactly what one request
+ * alone gets.
+ */
+describe.each([{ reference: false }, { reference: true }])('answers shared in flight and merged into (@apollo/gateway’s executor: $reference)', ({ reference }) => {
+  const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 50));
+  /** The first fetch waits long enough for every request sent with it to join it. */
+  let gate: Promise<void> = Promise.resolve();
+  const catalog: TinySubgraph = {
+    name: 'catalog',
+    typeDefs: `
+      type Query { shelves: [Shelf!]! }
+      type Shelf @key(fields: "id") { id: ID! }
+      type Item @key(fields: "id") { id: ID! label: String! }`,
+    resolvers: {
+      Query: { shelves: async () => gate.then(() => [{ id: 'a' }, { id: 'b' }]) },
+      Item: { __resolveReference: ({ id }: { id: string }) => later({ id, label: id.toUpperCase() }) },
+    },
+  };
+  const ITEMS: Record<string, string[]> = { a: ['bolt', 'nut'], b: ['washer'] };
+  const stock: TinySubgraph = {
+    name: 'stock',
+    typeDefs: `
+      type Shelf @key(fields: "id") { id: ID! items: [Item!]! }
+      type Item @key(fields: "id", resolvable: false) { id: ID! }`,
+    resolvers: { Shelf: { items: ({ id }: { id: string }) => later((ITEMS[id] ?? []).map((item) => ({ id: item }))) } },
+  };
+  const EXPECTED = {
+    shelves: [
+      {
+        id: 'a',
+        items: [
+          { id: 'bolt', label: 'BOLT' },
+          { id: 'nut', label: 'NUT' },
+        ],
+      },
+      { id: 'b', items: [{ id: 'washer', label: 'WASHER' }] },
+    ],
+  };
+  let federation: TinyFederation | undefined;
+  afterEach(async () => {
+    await federation?.stop();
+    federation = undefined;
+  });
+
+  it('answers every request exactly from the answers they shared', async () => {
+    federation = await startTinyFederation([catalog, stock], {}, { stockExecutorOnly: reference });
+    expect((await federation.query('{ shelves { id items { id label } } }')).json).toEqual({ data: EXPECTED });
+    const before = { ...federation.calls };
+    gate = new Promise((resolve) => setTimeout(resolve, 500));
+    const answers = await Promise.all(Array.from({ length: 3 }, () => federation!.query('{ shelves { id items { id label } } }')));
+    for (const { status, json } of answers) expect({ status, json }).toEqual({ status: 200, json: { data: EXPECTED } });
+    // One fetch of stock's items for the three: every request merged catalog's labels into that one answer.
+    expect(federation.calls.stock! - before.stock!).toBe(1);
   });
 });
