@@ -31,6 +31,7 @@ import { type DeployedDocument, deployedDocuments } from './schema-check/deploye
 import { type Baseline, CannotRun, type SourceOptions, readBaseline, readUsage } from './schema-check/sources.js';
 import { type GivenSubgraph, givenSubgraph, readSdlFile, withSubgraph } from './schema-check/given-subgraphs.js';
 import { registryBase, withRegistry } from './schema-check/registry-base.js';
+import { type CommandOutput, STANDARD_OUTPUT } from './command-output.js';
 import { type OutputFormat, printCannotRun, printReport } from './schema-check/report-output.js';
 import { type Options, USAGE_OPTIONS, type UsageOptions, parseOptions, parseWith, usage as helpText } from './schema-check/cli-options.js';
 import { type SourceFile, type SourceLocation, type SubgraphSource, changeLocator } from './schema-check/change-location.js';
@@ -461,7 +462,11 @@ export function parseAllowList(text: string): AllowList {
 }
 
 /** The sources the options name; usage from `databaseUrl` when neither --usage-url nor --usage-file is given (DATABASE_URL, when set). */
-function sourceOptions(values: UsageOptions & Partial<Pick<Options, 'baseline' | 'baseline-url' | 'baseline-git'>>, databaseUrl = process.env.DATABASE_URL || undefined): SourceOptions {
+function sourceOptions(
+  values: UsageOptions & Partial<Pick<Options, 'baseline' | 'baseline-url' | 'baseline-git'>>,
+  env: NodeJS.ProcessEnv,
+  databaseUrl = env.DATABASE_URL || undefined,
+): SourceOptions {
   const days = Number(values.days);
   if (!Number.isInteger(days) || days < 1) throw new CannotRun('--days must be a whole number of days, at least 1');
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
@@ -473,8 +478,8 @@ function sourceOptions(values: UsageOptions & Partial<Pick<Options, 'baseline' |
     usageUrl: values['usage-url'],
     usageFile: values['usage-file'],
     databaseUrl,
-    token: process.env.SCHEMA_CHECK_TOKEN || undefined,
-    baseRef: process.env.GITHUB_BASE_REF || undefined,
+    token: env.SCHEMA_CHECK_TOKEN || undefined,
+    baseRef: env.GITHUB_BASE_REF || undefined,
     days,
     timeoutMs: timeout === undefined ? undefined : timeout * 1000,
   };
@@ -484,8 +489,8 @@ function sourceOptions(values: UsageOptions & Partial<Pick<Options, 'baseline' |
 export type ClientUse = Pick<SchemaCheckInput, 'routes' | 'deployed' | 'usage' | 'allowList'>;
 
 /** What clients use, read as the options say (usage from --usage-url, --usage-file or `databaseUrl`; by default the last 30 days of DATABASE_URL's): schema:check's and schema:publish's. */
-export async function clientUse(values: UsageOptions = parseWith(USAGE_OPTIONS, []), databaseUrl?: string): Promise<ClientUse> {
-  const sources = sourceOptions(values, databaseUrl);
+export async function clientUse(values: UsageOptions = parseWith(USAGE_OPTIONS, []), databaseUrl?: string, env: NodeJS.ProcessEnv = process.env): Promise<ClientUse> {
+  const sources = sourceOptions(values, env, databaseUrl);
   const threshold = /^(\d+(?:\.\d+)?)(%?)$/.exec(values.threshold);
   if (!threshold) throw new CannotRun('--threshold must be a number of requests (10) or a share of them (0.5%)');
   const usage = await readUsage(sources);
@@ -499,13 +504,13 @@ export async function clientUse(values: UsageOptions = parseWith(USAGE_OPTIONS, 
   };
 }
 
-async function realInput(values: Options): Promise<SchemaCheckInput> {
+async function realInput(values: Options, env: NodeJS.ProcessEnv): Promise<SchemaCheckInput> {
   const given = values.subgraph.map((entry) => givenSubgraph(entry, { fileOptional: false }) as GivenSubgraph & { file: string });
   if (values.registry && (values.baseline || values['baseline-url'] || values['baseline-git']))
     throw new CannotRun('--registry is the baseline: leave out --baseline, --baseline-url and --baseline-git');
   const [clients, base] = await Promise.all([
-    clientUse(values),
-    values.registry ? withRegistry(process.env.DATABASE_URL, async (versions) => registryBase(await versions.newest())) : codeBase(values),
+    clientUse(values, undefined, env),
+    values.registry ? withRegistry(env.DATABASE_URL, async (versions) => registryBase(await versions.newest())) : codeBase(values, env),
   ]);
   let subgraphs: SubgraphSdl[] = base.subgraphs.map(({ name, sdl }) => ({ name, sdl }));
   for (const g of given) {
@@ -532,8 +537,8 @@ async function realInput(values: Options): Promise<SchemaCheckInput> {
 }
 
 /** Without --registry: the subgraphs of the code, and the baseline the options name. */
-async function codeBase(values: Options): Promise<{ subgraphs: SubgraphSdl[]; baseline: Baseline }> {
-  const [subgraphs, baseline] = await Promise.all([subgraphSdls(), readBaseline(sourceOptions(values), readCommittedSupergraph)]);
+async function codeBase(values: Options, env: NodeJS.ProcessEnv): Promise<{ subgraphs: SubgraphSdl[]; baseline: Baseline }> {
+  const [subgraphs, baseline] = await Promise.all([subgraphSdls(), readBaseline(sourceOptions(values, env), readCommittedSupergraph)]);
   return { subgraphs, baseline };
 }
 
@@ -547,28 +552,39 @@ async function codeOf(subgraph: string): Promise<SourceFile[]> {
 }
 
 /** `--save-usage FILE`: the window's usage from its source, every page, written as one export for `--usage-file`; no check runs. */
-async function saveUsage(sources: SourceOptions, file: string): Promise<void> {
+async function saveUsage(sources: SourceOptions, file: string, output: CommandOutput): Promise<void> {
   const read = await readUsage(sources);
   if (!read) throw new CannotRun('--save-usage needs a usage source (--usage-url or DATABASE_URL)');
   await writeFile(file, JSON.stringify(read.usage));
-  console.log(`schema:check: saved ${read.usage.operations.length} operations and ${read.usage.counts.length} counts since ${read.usage.from} from ${read.source} to ${file}`);
+  output.out(`schema:check: saved ${read.usage.operations.length} operations and ${read.usage.counts.length} counts since ${read.usage.from} from ${read.source} to ${file}`);
 }
 
-async function main(): Promise<void> {
+/**
+ * `npm run schema:check` with its arguments and environment, writing to `output`: its exit code.
+ * The command is this and nothing more, so a test may run it in its own process.
+ */
+export async function runSchemaCheck(args: string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<0 | 1 | 2> {
   let format: OutputFormat = 'text';
   try {
-    const values = parseOptions(process.argv.slice(2));
-    if (values.help) return console.log(helpText());
+    const values = parseOptions(args);
+    if (values.help) {
+      output.out(helpText());
+      return 0;
+    }
     if (values.format !== 'text' && values.format !== 'json') throw new CannotRun('--format must be text or json');
     format = values.format;
-    if (values['save-usage']) return await saveUsage(sourceOptions(values), values['save-usage']);
-    const report = await checkSchema(await realInput(values));
-    process.exitCode = exitCodeOf(report);
-    await printReport(report, process.exitCode, format, process.env);
+    if (values['save-usage']) {
+      await saveUsage(sourceOptions(values, env), values['save-usage'], output);
+      return 0;
+    }
+    const report = await checkSchema(await realInput(values, env));
+    const code = exitCodeOf(report);
+    await printReport(report, code, format, env, output);
+    return code;
   } catch (error) {
-    process.exitCode = 2;
-    await printCannotRun(`schema:check could not run: ${(error as Error).message}`, format, process.env);
+    await printCannotRun(`schema:check could not run: ${(error as Error).message}`, format, env, output);
+    return 2;
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = await runSchemaCheck(process.argv.slice(2), process.env, STANDARD_OUTPUT);

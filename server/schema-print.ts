@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { subgraphSdls } from '../gateway/compose.js';
 import { SUBGRAPH_NAMES } from '../subgraphs/names.js';
+import { type CommandOutput, STANDARD_OUTPUT } from './command-output.js';
 
 /**
  * `npm run schema:print -- --subgraph NAME`: a subgraph's SDL as the code builds it, the very SDL
@@ -25,16 +26,20 @@ function commandLine(args: string[]): { help: boolean; subgraph?: string; proble
   }
 }
 
-async function main(): Promise<void> {
-  const { help, subgraph, problem } = commandLine(process.argv.slice(2));
-  if (help) return console.log(USAGE);
+/** `npm run schema:print` with its arguments, writing to `output`: its exit code. */
+export async function runSchemaPrint(args: string[], output: CommandOutput): Promise<0 | 2> {
+  const { help, subgraph, problem } = commandLine(args);
+  if (help) {
+    output.out(USAGE);
+    return 0;
+  }
   if (problem) {
-    console.error(`schema:print: ${problem}\n${USAGE}`);
-    process.exitCode = 2;
-    return;
+    output.err(`schema:print: ${problem}\n${USAGE}`);
+    return 2;
   }
   const { sdl } = (await subgraphSdls()).find((s) => s.name === subgraph)!;
-  process.stdout.write(sdl.endsWith('\n') ? sdl : `${sdl}\n`);
+  output.out(sdl.replace(/\n$/, ''));
+  return 0;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = await runSchemaPrint(process.argv.slice(2), STANDARD_OUTPUT);

@@ -5,6 +5,7 @@ import { DEFAULT_DATABASE_URL } from '../database/location.js';
 import { type SchemaCheckReport, changeLines, clientUse } from './schema-check.js';
 import { givenSubgraph, readSdlFile } from './schema-check/given-subgraphs.js';
 import { reasonOf, versionName, withRegistry } from './schema-check/registry-base.js';
+import { STANDARD_OUTPUT } from './command-output.js';
 import { printCannotRun, printReport } from './schema-check/report-output.js';
 import { CannotRun } from './schema-check/sources.js';
 import { type PublishOptions, parsePublishOptions, publishUsage } from './schema-publish/cli-options.js';
@@ -130,7 +131,7 @@ async function main(): Promise<void> {
     process.exitCode = await printOutcome(outcome, process.env);
   } catch (error) {
     process.exitCode = 2;
-    await printCannotRun(`schema:publish could not run: ${reasonOf(error)}`, 'text', process.env, 'schema:publish');
+    await printCannotRun(`schema:publish could not run: ${reasonOf(error)}`, 'text', process.env, STANDARD_OUTPUT, 'schema:publish');
   }
 }
 

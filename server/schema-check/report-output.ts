@@ -1,4 +1,5 @@
 import { appendFile } from 'node:fs/promises';
+import { type CommandOutput, STANDARD_OUTPUT } from '../command-output.js';
 import type { CheckedChange, SchemaCheckReport } from '../schema-check.js';
 import { changeLines, clientList, composersDisagree, describeReport, summaryLines } from '../schema-check.js';
 
@@ -8,21 +9,21 @@ export type OutputFormat = 'text' | 'json';
  * The report for a person (quiet when it passes: one line), for a program (`--format json`), and,
  * on GitHub Actions, as annotations and a Markdown step summary: the same verdicts in each.
  */
-export async function printReport(report: SchemaCheckReport, exitCode: number, format: OutputFormat, env: NodeJS.ProcessEnv): Promise<void> {
-  if (format === 'json') console.log(JSON.stringify(jsonReport(report, exitCode), null, 2));
-  else for (const line of exitCode === 0 ? summaryLines(report) : describeReport(report)) console.log(line);
+export async function printReport(report: SchemaCheckReport, exitCode: number, format: OutputFormat, env: NodeJS.ProcessEnv, output = STANDARD_OUTPUT): Promise<void> {
+  if (format === 'json') output.out(JSON.stringify(jsonReport(report, exitCode), null, 2));
+  else for (const line of exitCode === 0 ? summaryLines(report) : describeReport(report)) output.out(line);
   if (env.GITHUB_ACTIONS === 'true') {
-    for (const line of githubAnnotations(report)) console.log(line);
+    for (const line of githubAnnotations(report)) output.out(line);
     if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, markdownSummary(report, exitCode));
   }
 }
 
 /** A check that could not run (exit 2): its one line, and on GitHub Actions an `::error` and a step summary too, or a pull request would show no reason. */
-export async function printCannotRun(message: string, format: OutputFormat, env: NodeJS.ProcessEnv, command = 'schema:check'): Promise<void> {
-  if (format === 'json') console.log(JSON.stringify({ verdict: 'error', exitCode: 2, error: message }, null, 2));
-  else console.error(message);
+export async function printCannotRun(message: string, format: OutputFormat, env: NodeJS.ProcessEnv, output: CommandOutput, command = 'schema:check'): Promise<void> {
+  if (format === 'json') output.out(JSON.stringify({ verdict: 'error', exitCode: 2, error: message }, null, 2));
+  else output.err(message);
   if (env.GITHUB_ACTIONS !== 'true') return;
-  console.log(`::error title=${command} could not run::${escapeData(message)}`);
+  output.out(`::error title=${command} could not run::${escapeData(message)}`);
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `## Schema check: ${COULD_NOT_RUN}\n\n${message}\n`);
 }
 

@@ -165,7 +165,8 @@ async function fetchBody<T>({ option, url, authorization, timeoutMs }: GatewayRe
   try {
     return await read(response);
   } catch (error) {
-    throw failed(error instanceof SyntaxError ? 'invalid JSON' : fetchFailure(error, timeoutMs));
+    // By name: the error may come from another realm than this module's (a test's VM context).
+    throw failed((error as Error).name === 'SyntaxError' ? 'invalid JSON' : fetchFailure(error, timeoutMs));
   }
 }
 

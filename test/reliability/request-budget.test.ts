@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
-import { NO_AUTH, type Answer, call } from '../support/system.js';
+import { NO_AUTH, type Answer, type InProcessSystem, call, startInProcessSystem } from '../support/system.js';
 import { eventually } from '../support/load-loop.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { backendsUnderTest, createDatabase, type Backend, type TestDatabase } from '../subgraphs/models/store/support.js';
@@ -15,8 +15,10 @@ import { SAMPLE_TEMPLATE } from '../subgraphs/indicators/local-profile.js';
  * static estimate can be wrong. Each cap (answer bytes, records read, wall time) answers its own
  * code on `/graphql` (extensions.code, the code's status) and in the REST facades' envelopes, the
  * server's processes stay within a bound of memory while refusing, the probes answer meanwhile, and
- * a PostgreSQL statement past the deadline is cancelled on the server. Against the built server as
- * `npm run serve` runs it, with two workers.
+ * a PostgreSQL statement past the deadline is cancelled on the server. The memory bound is about the
+ * processes a deployment runs: against the built server as `npm run serve` runs it, with two workers.
+ * What each cap answers does not depend on the process layout: against the system in this process
+ * (test/support/system.ts), on the same store.
  */
 const backends = await backendsUnderTest();
 const WORKERS = '2';
@@ -60,23 +62,25 @@ describe.each(backends)('the request budget on %s', (backend: Backend) => {
   /** Every default limit. */
   let server: ServerProcess;
   /** Low caps, for the tests about each cap. */
-  let tight: ServerProcess;
+  let tight: InProcessSystem;
 
   beforeAll(async () => {
     database = await createDatabase(backend);
-    const common = { ...NO_AUTH, ...modelsEnv, DATABASE_URL: database.url, WORKERS };
-    server = await spawnServer(common);
-    tight = await spawnServer({
-      ...common,
-      REQUEST_MAX_RECORDS_READ: '150',
-      REQUEST_MAX_RESPONSE_BYTES: '100000',
-      // Long enough for the other caps' pages on a busy machine; the catalog below stalls past it.
-      REQUEST_MAX_DURATION_MS: '5000',
-      // The refresh below must run into the budget's deadline, not the fetch's own timeout; a
-      // statement left running past the deadline would outlive the test's check, not end at 10 s.
-      REGISTRY_FETCH_TIMEOUT_MS: '15000',
-      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
-    });
+    const common = { ...NO_AUTH, ...modelsEnv, DATABASE_URL: database.url };
+    [server, tight] = await Promise.all([
+      spawnServer({ ...common, WORKERS }),
+      startInProcessSystem({
+        ...common,
+        REQUEST_MAX_RECORDS_READ: '150',
+        REQUEST_MAX_RESPONSE_BYTES: '100000',
+        // Long enough for the other caps' pages on a busy machine; the catalog below stalls past it.
+        REQUEST_MAX_DURATION_MS: '5000',
+        // The refresh below must run into the budget's deadline, not the fetch's own timeout; a
+        // statement left running past the deadline would outlive the test's check, not end at 10 s.
+        REGISTRY_FETCH_TIMEOUT_MS: '15000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+      }),
+    ]);
     await seed(server.url('records'));
   }, 120_000);
   afterAll(async () => {
@@ -197,28 +201,27 @@ describe.each(backends)('the request budget on %s', (backend: Backend) => {
 });
 
 /**
- * Distributed mode (PROCESS_ROLE=subgraph processes behind a PROCESS_ROLE=gateway one): a subgraph
+ * Distributed mode (PROCESS_ROLE=subgraph systems behind a PROCESS_ROLE=gateway one): a subgraph
  * holds the requests it runs to its own budget, lowered to what the gateway's header says is left;
- * the gateway counts a subgraph's answer as it arrives and cuts it past its cap. One process each
- * (the workers are not what these tests are about), SQLite.
+ * the gateway counts a subgraph's answer as it arrives and cuts it past its cap. The hop is HTTP
+ * between the systems whatever process they run in: each runs in this process, the models subgraph
+ * on an SQLite store of its own.
  */
 describe('the request budget across the HTTP hop', () => {
-  let database: TestDatabase;
-  const subgraphs: Record<string, ServerProcess> = {};
-  let gateway: ServerProcess;
+  const subgraphs: Record<string, InProcessSystem> = {};
+  let gateway: InProcessSystem;
   const secret = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
 
   beforeAll(async () => {
-    database = await createDatabase('sqlite');
     const own = { models: { REQUEST_MAX_RECORDS_READ: '150' } } as Record<string, Record<string, string>>;
     await Promise.all(
       ['models', 'indicators', 'impact'].map(async (name) => {
-        const env = { ...NO_AUTH, ...modelsEnv, ...secret, DATABASE_URL: database.url, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name, SUBGRAPH_PORT: '0' };
-        subgraphs[name] = await spawnServer({ ...env, ...own[name] });
+        const env = { ...NO_AUTH, ...modelsEnv, ...secret, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name };
+        subgraphs[name] = await startInProcessSystem({ ...env, ...own[name] });
       }),
     );
     const url = (name: string) => `${subgraphs[name]!.url(`subgraph:${name}`)}/graphql`;
-    gateway = await spawnServer({
+    gateway = await startInProcessSystem({
       ...NO_AUTH,
       ...secret,
       PROCESS_ROLE: 'gateway',
@@ -234,11 +237,6 @@ describe('the request budget across the HTTP hop', () => {
       for (const answer of await Promise.all(batch)) expect(answer.status).toBe(200);
     }
   }, 120_000);
-  afterAll(async () => {
-    await gateway?.stop();
-    for (const server of Object.values(subgraphs)) await server.stop();
-    await database?.drop();
-  });
 
   test("the models subgraph's own cap (REQUEST_MAX_RECORDS_READ=150) is the request's: 422 TOO_MANY_RECORDS_READ on /graphql and the records facade", async () => {
     const twoPages = `{ ${miniRecords('a', 100, 'id')} ${miniRecords('b', 100, 'id')} }`;

@@ -5,15 +5,21 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectPath } from '../../kernel/project.js';
+import type { CommandOutput } from '../../server/command-output.js';
+import { runSchemaCheck } from '../../server/schema-check.js';
+import { runSchemaPrint } from '../../server/schema-print.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 import { freePort } from '../support/ports.js';
 import { silentPeer } from '../support/silent-peer.js';
 
 /**
- * The command line of `npm run schema:check` and `npm run schema:print`, run as the npm scripts run
- * them on this tree's own build (`npm test` builds first): `--help`, the gateway URLs it asks (a
- * real HTTP server on the loopback records what), what a failure says, its GitHub Actions output,
- * the passing line. A proposed subgraph is a file printed by schema:print and edited.
+ * The command line of `npm run schema:check` and `npm run schema:print`: `--help`, the gateway URLs
+ * it asks (a real HTTP server on the loopback records what), what a failure says, its GitHub Actions
+ * output, the passing line. A proposed subgraph is a file printed by schema:print and edited. Each
+ * command is its `run…` function with the arguments, environment and output the command line gives
+ * it (server/schema-check.ts, server/schema-print.ts), run in this process; a few cases run the
+ * commands as the npm scripts do, on this tree's own build (`npm test` builds first), for the exit
+ * codes and output as users see them (schema-check-cli.test.ts runs the passing and the breaking one).
  */
 
 interface Run {
@@ -22,16 +28,30 @@ interface Run {
   stderr: string;
 }
 
-function run(script: 'schema-check' | 'schema-print', args: string[], env: Record<string, string> = {}): Promise<Run> {
+/** The environment the commands see: this one's, without the variables the tests set or that would change a check's sources. */
+function environment(env: Record<string, string>): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'GITHUB_BASE_REF', 'SCHEMA_CHECK_TOKEN'].includes(k)));
+  return { ...inherited, ...env };
+}
+
+/** `node dist/server/<script>.js ARGS`, as the npm script runs it. */
+function runCommand(script: 'schema-check' | 'schema-print', args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [projectPath('dist', 'server', `${script}.js`), ...args], { cwd: projectPath(), env: { ...inherited, ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [projectPath('dist', 'server', `${script}.js`), ...args], { cwd: projectPath(), env: environment(env), maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
 
-const schemaCheck = (args: string[], env?: Record<string, string>) => run('schema-check', args, env);
+/** The command's lines as its standard output and error would hold them. */
+async function collected(command: (output: CommandOutput) => Promise<number>): Promise<Run> {
+  const run = { stdout: '', stderr: '' };
+  const code = await command({ out: (line) => (run.stdout += `${line}\n`), err: (line) => (run.stderr += `${line}\n`) });
+  return { code, ...run };
+}
+
+const schemaCheck = (args: string[], env: Record<string, string> = {}) => collected((output) => runSchemaCheck(args, environment(env), output));
+const schemaPrint = (args: string[]) => collected((output) => runSchemaPrint(args, output));
 
 let dir: string;
 beforeAll(() => {
@@ -44,7 +64,7 @@ const prints = new Map<string, Promise<Run>>();
 
 /** The code's SDL of a subgraph, as `npm run schema:print` prints it, edited and written to a file for `--subgraph NAME=FILE`. */
 async function printedSubgraph(name: string, edit: (sdl: string) => string = (sdl) => sdl): Promise<{ arg: string; file: string; sdl: string }> {
-  if (!prints.has(name)) prints.set(name, run('schema-print', ['--subgraph', name]));
+  if (!prints.has(name)) prints.set(name, schemaPrint(['--subgraph', name]));
   const printed = await prints.get(name)!;
   expect(printed.code).toBe(0);
   const sdl = edit(printed.stdout);
@@ -72,7 +92,7 @@ function noUsageFile(): string {
 
 describe('schema:check --help and unknown options', () => {
   test('--help prints one line per option, what it does, and exits 0', async () => {
-    const { code, stdout, stderr } = await schemaCheck(['--help']);
+    const { code, stdout, stderr } = await runCommand('schema-check', ['--help']);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const options = stdout.split('\n').flatMap((line) => /^ {2}(?:-h, )?(--[a-z-]+)(?: \S+)? {2,}\S/.exec(line)?.[1] ?? []);
     expect(options).toEqual([
@@ -95,7 +115,7 @@ describe('schema:check --help and unknown options', () => {
   });
 
   test('an unknown option exits 2, naming it and pointing at --help', async () => {
-    const { code, stdout, stderr } = await schemaCheck(['--baseline-ur', 'http://127.0.0.1:1']);
+    const { code, stdout, stderr } = await runCommand('schema-check', ['--baseline-ur', 'http://127.0.0.1:1']);
     expect({ code, stdout, stderr }).toEqual({ code: 2, stdout: '', stderr: 'schema:check could not run: unknown option --baseline-ur; --help lists the options\n' });
   });
 });
@@ -107,6 +127,8 @@ describe('the gateway URLs schema:check asks', () => {
   /** A gateway under any prefix: `/ok/…` answers the admin endpoints, `/down/…` 503, `/garbled/…` what is not JSON. */
   function answer(request: IncomingMessage, response: ServerResponse): void {
     asked.push({ path: request.url!, authorization: request.headers.authorization });
+    // A check run as users run it is a process of its own, its connections new; here the checks share this process's pool.
+    response.setHeader('connection', 'close');
     const [prefix] = request.url!.split('/').slice(1);
     if (prefix === 'down') return void response.writeHead(503).end();
     if (prefix === 'garbled') return void response.writeHead(200, { 'content-type': 'application/json' }).end('{"format": ');
@@ -286,9 +308,9 @@ describe('schema:print', () => {
 
   test('without --subgraph, or with a name no subgraph has: exit 2 and the usage, naming the subgraphs', async () => {
     const usage = 'usage: npm run schema:print -- --subgraph NAME   (NAME one of models, indicators, impact)';
-    const missing = await run('schema-print', []);
+    const missing = await runCommand('schema-print', []);
     expect(missing).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining(`schema:print: expected --subgraph NAME\n${usage}\n`) });
-    const unknown = await run('schema-print', ['--subgraph', 'catalog']);
+    const unknown = await schemaPrint(['--subgraph', 'catalog']);
     expect(unknown).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining(`schema:print: no subgraph named catalog\n${usage}\n`) });
   });
 });
