@@ -18,8 +18,8 @@ interface OutgoingCall {
  * A subgraph over HTTP (distributed mode): GraphQL over HTTP with `node:http` and a keep-alive
  * agent, the request sent in one write with its Content-Length. Node's fetch cost the gateway
  * process a third of its CPU on the bench's 107 KB questionnaire (WHATWG streams, an iterable body
- * writer; bench/PROFILE.md), which a plain request does not; undici's `Pool` cost more than this
- * client on that answer too (bench/PROFILE.md, "After: the fetch path"). What a fetch carries besides the
+ * writer; bench/PROFILE.md), which a plain request does not; undici's `Pool` was no cheaper than this
+ * client on that answer (bench/PROFILE.md, "After: the fetch path"). What a fetch carries besides the
  * operation (the caller's credentials, the request id, the gateway's secret) and how long it may
  * take are the request pipeline's concerns (pipeline/): every fetch goes through it. An
  * answer that is not a GraphQL response is a failed fetch, its body never shown.
