@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { RequestBudget } from '../../kernel/request-budget.js';
@@ -17,23 +18,26 @@ interface OutgoingCall {
  * A subgraph over HTTP (distributed mode): GraphQL over HTTP with `node:http` and a keep-alive
  * agent, the request sent in one write with its Content-Length. Node's fetch cost the gateway
  * process a third of its CPU on the bench's 107 KB questionnaire (WHATWG streams, an iterable body
- * writer; bench/PROFILE.md), which a plain request does not. What a fetch carries besides the
+ * writer; bench/PROFILE.md), which a plain request does not; undici's `Pool` was no cheaper than this
+ * client on that answer (bench/PROFILE.md, "After: the fetch path"). What a fetch carries besides the
  * operation (the caller's credentials, the request id, the gateway's secret) and how long it may
  * take are the request pipeline's concerns (pipeline/): every fetch goes through it. An
  * answer that is not a GraphQL response is a failed fetch, its body never shown.
  */
 export class RemoteClient implements SubgraphClient {
-  private readonly url: URL;
   private readonly transport: typeof http | typeof https;
   private readonly agent: http.Agent;
+  /** The request options every POST shares, the URL taken apart once rather than on every fetch. */
+  private readonly target: http.RequestOptions;
 
   constructor(
     private readonly subgraph: { name: string; url: string },
     private readonly pipeline: RequestPipeline,
   ) {
-    this.url = new URL(subgraph.url);
-    this.transport = this.url.protocol === 'https:' ? https : http;
+    const url = new URL(subgraph.url);
+    this.transport = url.protocol === 'https:' ? https : http;
     this.agent = new this.transport.Agent({ keepAlive: true });
+    this.target = { ...urlToHttpOptions(url), method: 'POST', agent: this.agent };
   }
 
   fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse> {
@@ -83,16 +87,17 @@ export class RemoteClient implements SubgraphClient {
    * documentation advises. Only a query: a subgraph that died while running a mutation closes the
    * connection the same way, and the mutation must not run twice. The answer's bytes are charged to
    * the request's budget as they arrive: past its cap the connection is cut, so a huge answer costs
-   * this process the cap, not the answer.
+   * this process the cap, not the answer. The body goes as a string: Node writes it with the
+   * headers in one write, with no buffer made of it first.
    */
-  private post(body: Buffer | string, call: OutgoingCall, retried: boolean): Promise<{ status: number; contentType: string; text: string }> {
+  private post(body: string, call: OutgoingCall, retried: boolean): Promise<{ status: number; contentType: string; text: string }> {
     const { headers, signal, budget } = call;
-    const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     return new Promise((resolve, reject) => {
       let answered = false;
-      const request = this.transport.request(this.url, { method: 'POST', agent: this.agent, signal, headers: { ...headers, 'content-length': String(payload.length) } }, (response) => {
+      const request = this.transport.request({ ...this.target, signal, headers: { ...headers, 'content-length': String(Buffer.byteLength(body, 'utf8')) } }, (response) => {
         answered = true;
         const chunks: Buffer[] = [];
+        let received = 0;
         const failed = (error: unknown) => reject(this.unreachable(error));
         response.on('data', (chunk: Buffer) => {
           try {
@@ -102,22 +107,24 @@ export class RemoteClient implements SubgraphClient {
             return reject(breach);
           }
           chunks.push(chunk);
+          received += chunk.length;
         });
         response.once('error', failed);
         response.once('aborted', () => failed(new Error('the connection closed before the answer ended')));
         response.once('end', () => {
-          const body = Buffer.concat(chunks);
+          // An answer that came in one chunk (most do, up to 64 KB) is decoded from it, not from a copy.
+          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
           // The chunks go before the text is made: a large answer is then held twice at most (bytes, then text), never three times.
           chunks.length = 0;
-          resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: body.toString('utf8') });
+          resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: bytes.toString('utf8') });
         });
       });
       request.once('error', (error: NodeJS.ErrnoException) => {
         const staleConnection = request.reusedSocket && !answered && error.code === 'ECONNRESET' && !retried && !signal?.aborted;
-        if (staleConnection) resolve(this.post(payload, call, true));
+        if (staleConnection) resolve(this.post(body, call, true));
         else reject(this.unreachable(error));
       });
-      request.end(payload);
+      request.end(body);
     });
   }
 
