@@ -2,27 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AnswerCache } from '../../../gateway/executor/answer-cache.js';
 import type { SubgraphClient } from '../../../gateway/executor/subgraph-client.js';
 import { type TinyFederation, type TinySubgraph, startTinyFederation } from '../../federation/tiny-federation.js';
+import { WAREHOUSE_ANSWER, WAREHOUSE_QUERY, catalogSubgraph, itemsOf, stockSubgraph } from './warehouse.js';
 
 /**
- * Reused subgraph answers (gateway/executor/answer-cache.ts) through our gateway, on a small
- * warehouse: `catalog` owns shelves and the labels of items, `stock` counts the items of a shelf
- * (its entity answers are the reused ones), so that a fetch of `catalog` merges labels into the
- * items of a reused answer, which every request shares.
+ * Reused subgraph answers (gateway/executor/answer-cache.ts) through our gateway, on the warehouse
+ * (./warehouse.ts): `stock`'s entity answers are the reused ones, so that a fetch of `catalog`
+ * merges labels into the items of a reused answer, which every request shares.
  */
-const SHELVES = [{ id: 'a' }, { id: 'b' }];
-const ITEMS: Record<string, string[]> = { a: ['bolt', 'nut'], b: ['washer'] };
-
-const catalog: TinySubgraph = {
-  name: 'catalog',
-  typeDefs: `
-    type Query { shelves: [Shelf!]! }
-    type Shelf @key(fields: "id") { id: ID! }
-    type Item @key(fields: "id") { id: ID! label: String! }`,
-  resolvers: {
-    Query: { shelves: () => SHELVES },
-    Item: { __resolveReference: ({ id }: { id: string }) => ({ id, label: id.toUpperCase() }) },
-  },
-};
+const catalog = catalogSubgraph();
 
 interface StockState {
   failNext: boolean;
@@ -31,40 +18,15 @@ interface StockState {
 }
 
 function stock(state: StockState): TinySubgraph {
-  return {
-    name: 'stock',
-    typeDefs: `
-      type Shelf @key(fields: "id") { id: ID! items: [Item!]! }
-      type Item @key(fields: "id", resolvable: false) { id: ID! }`,
-    resolvers: {
-      Shelf: {
-        __resolveReference: ({ id }: { id: string }) => ({ id }),
-        items: ({ id }: { id: string }) => {
-          state.counted += 1;
-          if (state.failNext) {
-            state.failNext = false;
-            throw new Error('the stock count is being taken');
-          }
-          return (ITEMS[id] ?? []).map((item) => ({ id: item }));
-        },
-      },
-    },
-  };
+  return stockSubgraph((shelf) => {
+    state.counted += 1;
+    if (state.failNext) {
+      state.failNext = false;
+      throw new Error('the stock count is being taken');
+    }
+    return itemsOf(shelf);
+  });
 }
-
-const QUERY = '{ shelves { id items { id label } } }';
-const EXPECTED = {
-  shelves: [
-    {
-      id: 'a',
-      items: [
-        { id: 'bolt', label: 'BOLT' },
-        { id: 'nut', label: 'NUT' },
-      ],
-    },
-    { id: 'b', items: [{ id: 'washer', label: 'WASHER' }] },
-  ],
-};
 
 const reusing =
   (ttlMs: number, maxBytes = 1024 * 1024) =>
@@ -87,9 +49,9 @@ describe.each([{ reference: false }, { reference: true }])('reused subgraph answ
     const state = { failNext: false, counted: 0 };
     const shop = await start(state, reusing(60_000));
     for (let i = 0; i < 3; i++) {
-      const { status, json } = await shop.query(QUERY);
+      const { status, json } = await shop.query(WAREHOUSE_QUERY);
       expect(status).toBe(200);
-      expect(json).toEqual({ data: EXPECTED });
+      expect(json).toEqual({ data: WAREHOUSE_ANSWER });
     }
     // `stock` counted the two shelves once: the other requests were answered from its reused answer.
     expect(state.counted).toBe(2);
@@ -99,27 +61,27 @@ describe.each([{ reference: false }, { reference: true }])('reused subgraph answ
   it('does not keep an answer with errors: the next request asks the subgraph again', async () => {
     const state = { failNext: true, counted: 0 };
     const shop = await start(state, reusing(60_000));
-    const failed = await shop.query(QUERY);
+    const failed = await shop.query(WAREHOUSE_QUERY);
     expect(failed.json.errors?.length).toBeGreaterThan(0);
-    const { json } = await shop.query(QUERY);
-    expect(json).toEqual({ data: EXPECTED });
+    const { json } = await shop.query(WAREHOUSE_QUERY);
+    expect(json).toEqual({ data: WAREHOUSE_ANSWER });
     expect(state.counted).toBe(4);
   });
 
   it('asks the subgraph again once an answer is older than its time to live', async () => {
     const state = { failNext: false, counted: 0 };
     const shop = await start(state, reusing(50));
-    await shop.query(QUERY);
+    await shop.query(WAREHOUSE_QUERY);
     await sleep(100);
-    const { json } = await shop.query(QUERY);
-    expect(json).toEqual({ data: EXPECTED });
+    const { json } = await shop.query(WAREHOUSE_QUERY);
+    expect(json).toEqual({ data: WAREHOUSE_ANSWER });
     expect(state.counted).toBe(4);
   });
 
   it('keeps no answer larger than its bound', async () => {
     const state = { failNext: false, counted: 0 };
     const shop = await start(state, reusing(60_000, 64));
-    for (let i = 0; i < 2; i++) expect((await shop.query(QUERY)).json).toEqual({ data: EXPECTED });
+    for (let i = 0; i < 2; i++) expect((await shop.query(WAREHOUSE_QUERY)).json).toEqual({ data: WAREHOUSE_ANSWER });
     expect(state.counted).toBe(4);
   });
 });

@@ -6,7 +6,8 @@ import type { Identity } from '../../../kernel/identity/identity.js';
 import type { RequestContext } from '../../../kernel/graphql/request-context.js';
 import { NO_BUDGET } from '../../../kernel/request-budget.js';
 import { deepMerge } from '../../../gateway/executor/fetching.js';
-import { type TinyFederation, type TinySubgraph, startTinyFederation } from '../../federation/tiny-federation.js';
+import { type TinyFederation, startTinyFederation } from '../../federation/tiny-federation.js';
+import { WAREHOUSE_ANSWER, WAREHOUSE_QUERY, catalogSubgraph, itemsOf, stockSubgraph } from './warehouse.js';
 
 /**
  * gateway/executor/inflight-sharing.ts: identical subgraph queries in flight share one fetch, in
@@ -133,37 +134,8 @@ describe.each([{ reference: false }, { reference: true }])('answers shared in fl
   const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 50));
   /** The first fetch waits long enough for every request sent with it to join it. */
   let gate: Promise<void> = Promise.resolve();
-  const catalog: TinySubgraph = {
-    name: 'catalog',
-    typeDefs: `
-      type Query { shelves: [Shelf!]! }
-      type Shelf @key(fields: "id") { id: ID! }
-      type Item @key(fields: "id") { id: ID! label: String! }`,
-    resolvers: {
-      Query: { shelves: async () => gate.then(() => [{ id: 'a' }, { id: 'b' }]) },
-      Item: { __resolveReference: ({ id }: { id: string }) => later({ id, label: id.toUpperCase() }) },
-    },
-  };
-  const ITEMS: Record<string, string[]> = { a: ['bolt', 'nut'], b: ['washer'] };
-  const stock: TinySubgraph = {
-    name: 'stock',
-    typeDefs: `
-      type Shelf @key(fields: "id") { id: ID! items: [Item!]! }
-      type Item @key(fields: "id", resolvable: false) { id: ID! }`,
-    resolvers: { Shelf: { items: ({ id }: { id: string }) => later((ITEMS[id] ?? []).map((item) => ({ id: item }))) } },
-  };
-  const EXPECTED = {
-    shelves: [
-      {
-        id: 'a',
-        items: [
-          { id: 'bolt', label: 'BOLT' },
-          { id: 'nut', label: 'NUT' },
-        ],
-      },
-      { id: 'b', items: [{ id: 'washer', label: 'WASHER' }] },
-    ],
-  };
+  const catalog = catalogSubgraph({ shelves: (shelves) => gate.then(() => shelves), labels: later });
+  const stock = stockSubgraph((shelf) => later(itemsOf(shelf)));
   let federation: TinyFederation | undefined;
   afterEach(async () => {
     await federation?.stop();
@@ -172,11 +144,11 @@ describe.each([{ reference: false }, { reference: true }])('answers shared in fl
 
   it('answers every request exactly from the answers they shared', async () => {
     federation = await startTinyFederation([catalog, stock], {}, { stockExecutorOnly: reference });
-    expect((await federation.query('{ shelves { id items { id label } } }')).json).toEqual({ data: EXPECTED });
+    expect((await federation.query(WAREHOUSE_QUERY)).json).toEqual({ data: WAREHOUSE_ANSWER });
     const before = { ...federation.calls };
     gate = new Promise((resolve) => setTimeout(resolve, 500));
-    const answers = await Promise.all(Array.from({ length: 3 }, () => federation!.query('{ shelves { id items { id label } } }')));
-    for (const { status, json } of answers) expect({ status, json }).toEqual({ status: 200, json: { data: EXPECTED } });
+    const answers = await Promise.all(Array.from({ length: 3 }, () => federation!.query(WAREHOUSE_QUERY)));
+    for (const { status, json } of answers) expect({ status, json }).toEqual({ status: 200, json: { data: WAREHOUSE_ANSWER } });
     // One fetch of stock's items for the three: every request merged catalog's labels into that one answer.
     expect(federation.calls.stock! - before.stock!).toBe(1);
   });
