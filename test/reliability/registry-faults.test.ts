@@ -5,12 +5,14 @@ import { WorkerArtifactPreparer } from '../../subgraphs/models/adapters/artifact
 import type { ArtifactHost, HostedFile } from '../support/artifact-host.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
 import { eventually } from '../support/load-loop.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem, startTestSystem } from '../support/system.js';
 
 /**
  * Issue 8, faults: the artifact host turns slow (past REGISTRY_FETCH_TIMEOUT_MS), fails or serves a
  * broken Turtle file while the registry refreshes. The version keeps its working build (validation,
  * artifacts), the refresh reports the artifact, and a later good refresh heals without a restart.
+ * What a fault does to a refresh does not depend on the process layout: the system in the jest
+ * process. The preparation threads, one per worker, are tested on the built server below.
  */
 const FETCH_TIMEOUT_MS = 400;
 const SHACL = '/mini/1.0/shacl.ttl';
@@ -22,7 +24,7 @@ let core: string;
 beforeAll(async () => {
   const mini = await miniModelHost();
   host = mini.host;
-  sut = await startTestSystem({ ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS) });
+  sut = await startInProcessSystem({ ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS) });
   core = sut.url('core');
 });
 afterAll(async () => {

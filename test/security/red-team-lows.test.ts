@@ -4,15 +4,14 @@ import { ArtifactHost } from '../support/artifact-host.js';
 import { JwksServer } from '../support/jwks-server.js';
 import { HOSTILE_SYSTEM_ENV, hostileSubgraphPortEnv } from '../support/hostile-input.js';
 import { bearer } from '../support/edges.js';
-import { type ServerProcess, spawnServer } from '../support/server-process.js';
-import { call } from '../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { eventually } from '../support/load-loop.js';
 import { type TestDatabase, createDatabase } from '../subgraphs/models/store/support.js';
 
 /**
- * Issue 24, the low findings of the red team (the built server as `npm run serve` starts it,
- * jwt_jwks; two workers, passed explicitly while spawnServer forces one), and issue 23's log line
- * that read a relayed subgraph error as `[object Object]`.
+ * Issue 24, the low findings of the red team (jwt_jwks), and issue 23's log line that read a relayed
+ * subgraph error as `[object Object]`. None depends on the process layout (they were found on the
+ * built server with two workers): the systems run in the jest process, their log lines kept.
  */
 const ASSESSMENT = JSON.parse(readFileSync(projectPath('examples', 'models', 're-indicators-specification', '0.0.4', 'example-assessment.request.json'), 'utf8'));
 const SECRETS = ['artifact-user', 'artifact-password', 'query-token-value'];
@@ -26,21 +25,11 @@ beforeAll(async () => {
 });
 afterAll(() => idp?.close());
 
-const graphql = (server: ServerProcess, listener: string, query: string, variables: Record<string, unknown> = {}) =>
+const graphql = (server: TestSystem, listener: string, query: string, variables: Record<string, unknown> = {}) =>
   call(server.url(listener), 'POST', '/graphql', { body: { query, variables }, headers: bearer(token) });
 
-function serverErrors(server: ServerProcess): Array<Record<string, any>> {
-  return server
-    .output()
-    .split('\n')
-    .flatMap((line) => {
-      try {
-        const entry = JSON.parse(line);
-        return entry.msg === 'server error' ? [entry] : [];
-      } catch {
-        return [];
-      }
-    });
+function serverErrors(server: TestSystem): Array<Record<string, any>> {
+  return server.logs.filter((entry) => entry.msg === 'server error');
 }
 
 const MISSPELT: Array<[string, Record<string, unknown>]> = [
@@ -50,7 +39,7 @@ const MISSPELT: Array<[string, Record<string, unknown>]> = [
 const FILTERED = 'query($f: RecordFilter) { records(filter: $f) { totalCount } }';
 
 describe('the whole system', () => {
-  let server: ServerProcess;
+  let server: TestSystem;
   let artifacts: ArtifactHost;
   let database: TestDatabase;
 
@@ -59,7 +48,7 @@ describe('the whole system', () => {
     artifacts.serve('/re/0.0.4/calculation.json', { status: 500, body: 'upstream failure' });
     const template = artifacts.url.replace('http://', `http://${SECRETS[0]}:${SECRETS[1]}@`) + `/re/{version}/?token=${SECRETS[2]}`;
     database = await createDatabase('sqlite');
-    server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), ARTIFACT_BASE_URL_TEMPLATE: template, REGISTRY_REQUIRE_HTTPS: 'false', DATABASE_URL: database.url, WORKERS: '2' });
+    server = await startInProcessSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), ARTIFACT_BASE_URL_TEMPLATE: template, REGISTRY_REQUIRE_HTTPS: 'false', DATABASE_URL: database.url }, { logs: true });
   });
   afterAll(async () => {
     await server?.stop();
@@ -106,12 +95,13 @@ describe('the whole system', () => {
   });
 
   test('no secret of these requests reached the log', () => {
-    for (const secret of SECRETS) expect(server.output()).not.toContain(secret);
+    const log = server.logs.map((line) => JSON.stringify(line)).join('\n');
+    for (const secret of SECRETS) expect(log).not.toContain(secret);
   });
 });
 
 describe('distributed: a gateway over a subgraph that errs and one that is down', () => {
-  let gateway: ServerProcess;
+  let gateway: TestSystem;
   let models: ArtifactHost;
 
   beforeAll(async () => {
@@ -119,15 +109,17 @@ describe('distributed: a gateway over a subgraph that errs and one that is down'
     models = await new ArtifactHost().start();
     models.serve('/graphql', { contentType: 'application/json', body: JSON.stringify({ data: null, errors: [{ message: 'boom downstream', extensions: { code: 'SOMETHING_OF_ITS_OWN' } }] }) });
     const down = 'http://127.0.0.1:9/graphql';
-    gateway = await spawnServer({
-      ...idp.authEnv(),
-      WORKERS: '2',
-      PROCESS_ROLE: 'gateway',
-      GATEWAY_SUBGRAPH_SECRET: SUBGRAPH_SECRET,
-      MODELS_SUBGRAPH_URL: `${models.url}/graphql`,
-      INDICATORS_SUBGRAPH_URL: down,
-      IMPACT_SUBGRAPH_URL: down,
-    });
+    gateway = await startInProcessSystem(
+      {
+        ...idp.authEnv(),
+        PROCESS_ROLE: 'gateway',
+        GATEWAY_SUBGRAPH_SECRET: SUBGRAPH_SECRET,
+        MODELS_SUBGRAPH_URL: `${models.url}/graphql`,
+        INDICATORS_SUBGRAPH_URL: down,
+        IMPACT_SUBGRAPH_URL: down,
+      },
+      { logs: true },
+    );
   });
   afterAll(async () => {
     await gateway?.stop();
@@ -168,12 +160,12 @@ describe('distributed: a gateway over a subgraph that errs and one that is down'
 });
 
 describe('a subgraph port', () => {
-  let server: ServerProcess;
+  let server: TestSystem;
   let database: TestDatabase;
 
   beforeAll(async () => {
     database = await createDatabase('sqlite');
-    server = await spawnServer({ ...hostileSubgraphPortEnv(database.url, SUBGRAPH_SECRET), ...idp.authEnv() });
+    server = await startInProcessSystem({ ...hostileSubgraphPortEnv(database.url, SUBGRAPH_SECRET), ...idp.authEnv() });
   });
   afterAll(async () => {
     await server?.stop();

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { projectPath } from '../../kernel/project.js';
 import { miniModelHost } from '../support/mini-model.js';
-import { NO_AUTH, type TestSystem, call, callOnNewConnection, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, callOnNewConnection, startInProcessSystem, startTestSystem } from '../support/system.js';
 import { eventually } from '../support/load-loop.js';
 
 /**
@@ -62,16 +62,18 @@ describe('start-up and access log, as `npm run serve` starts', () => {
   });
 });
 
+// What a setting or the registry's hosts make of the log and the readiness does not depend on the
+// process layout: the system in the jest process, its lines kept.
 test('ACCESS_LOG=false: no access line', async () => {
   const mini = await miniModelHost();
-  const sut = await startTestSystem({ ...NO_AUTH, ...mini.env, ACCESS_LOG: 'false' });
+  const sut = await startInProcessSystem({ ...NO_AUTH, ...mini.env, ACCESS_LOG: 'false' }, { logs: true });
   expect((await callOnNewConnection(sut.url('core'), 'GET', '/models')).status).toBe(200);
   expect((await call(sut.url('gateway'), 'POST', '/graphql', { body: { query: '{ modelVersionCount }' } })).status).toBe(200);
   expect(lines(sut, 'request')).toEqual([]);
 });
 
 test('every artifact refused (a file: catalog without REGISTRY_ALLOW_FILE_URLS): an error line naming the setting, and not ready', async () => {
-  const sut = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: fileCatalog });
+  const sut = await startInProcessSystem({ ...NO_AUTH, REGISTRY_CATALOG_JSON: fileCatalog }, { logs: true });
   const loud = lines(sut, 'registry: no artifact of any model version could be loaded; nothing can be validated until a setting or the hosts are fixed');
   expect(loud.length).toBeGreaterThan(0);
   expect(loud[0]).toEqual(expect.objectContaining({ level: 50, reasons: expect.arrayContaining([expect.stringContaining('REGISTRY_ALLOW_FILE_URLS=true allows them')]) }));
@@ -85,7 +87,7 @@ test('every artifact refused (a file: catalog without REGISTRY_ALLOW_FILE_URLS):
 test('a partial failure (one artifact of the version missing from its host) stays ready, as the contract says', async () => {
   const mini = await miniModelHost();
   mini.host.serve('/mini/1.0/shacl.ttl', { status: 503 });
-  const sut = await startTestSystem({ ...NO_AUTH, ...mini.env });
+  const sut = await startInProcessSystem({ ...NO_AUTH, ...mini.env });
   const ready = await call(sut.url('core'), 'GET', '/admin/ready');
   expect(ready.status).toBe(200);
   expect((await call(sut.url('core'), 'GET', '/admin/status')).json.registry.errors).toEqual([expect.objectContaining({ model: 'mini', artifact: 'shacl' })]);

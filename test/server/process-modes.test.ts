@@ -1,7 +1,7 @@
 import { JwksServer } from '../support/jwks-server.js';
 import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
-import { type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type TestSystem, call, startInProcessSystem, startTestSystem } from '../support/system.js';
 import { SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 import { silentPeer } from '../support/silent-peer.js';
 
@@ -10,7 +10,9 @@ const SECRET = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
 
 /**
  * Distributed mode: each subgraph in its own server, a gateway process (with the REST facades)
- * calling them over HTTP. The same assertions hold as for the one-process default.
+ * calling them over HTTP. The same assertions hold as for the one-process default. The four are
+ * started as `npm run serve` starts them; the gateway's subgraph timeout and forward_auth across the
+ * hop (below) do not depend on the process layout: systems in the jest process, over HTTP all the same.
  */
 describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', () => {
   let host: ArtifactHost;
@@ -206,7 +208,7 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
 describe('a subgraph that accepts connections and never answers', () => {
   test('SUBGRAPH_TIMEOUT: 504 on the core facade, its code on /graphql', async () => {
     const peer = await silentPeer();
-    const edge = await startTestSystem({
+    const edge = await startInProcessSystem({
       AUTH_MODE: 'none',
       AUTH_ALLOW_INSECURE_NONE: 'true',
       ...SECRET,
@@ -238,12 +240,12 @@ describe('distributed mode with forward_auth', () => {
     const urls: Record<string, string> = {};
     await Promise.all(
       ['models', 'indicators', 'impact'].map(async (name) => {
-        const subgraph = await startTestSystem({ ...mini.env, ...forwardAuth, ...SECRET, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
+        const subgraph = await startInProcessSystem({ ...mini.env, ...forwardAuth, ...SECRET, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
         urls[`${name.toUpperCase()}_SUBGRAPH_URL`] = `${subgraph.url(`subgraph:${name}`)}/graphql`;
       }),
     );
     // Dual-stack: an IPv4 caller (127.0.0.1) is a trusted proxy, an IPv6 one (::1) is not.
-    edge = await startTestSystem({ ...forwardAuth, ...SECRET, ...urls, PROCESS_ROLE: 'gateway', SERVER_HOST: '::' });
+    edge = await startInProcessSystem({ ...forwardAuth, ...SECRET, ...urls, PROCESS_ROLE: 'gateway', SERVER_HOST: '::' });
   });
   const models = (host: string) => call(`http://${host}:${new URL(edge.url('core')).port}`, 'GET', '/models', { headers: identity });
 

@@ -1,12 +1,13 @@
 import { Agent, request } from 'node:http';
 import type { ArtifactHost } from '../../support/artifact-host.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem, startTestSystem } from '../../support/system.js';
 
 /**
  * The core facade's admin documents and error envelopes as a client sees them, on three real
  * systems: METRICS_ENABLED unset, METRICS_ENABLED=false, and METRICS_ENABLED=true together with
- * GRAPHQL_INTROSPECTION=true.
+ * GRAPHQL_INTROSPECTION=true. The last as `npm run serve` starts it (a scrape shows every worker's
+ * counts, gathered by the primary); the other two answer the same in the jest process.
  */
 let host: ArtifactHost;
 let unset: TestSystem;
@@ -29,8 +30,8 @@ beforeAll(async () => {
       { model: 'broken', version: '1.0', schema_url: `${host.url}/broken/1.0/schema.json`, owl_url: `${host.url}/broken/1.0/owl.ttl` },
     ]),
   );
-  unset = await startTestSystem({ ...NO_AUTH, ...mini.env });
-  off = await startTestSystem({ ...NO_AUTH, ...mini.env, METRICS_ENABLED: 'false' });
+  unset = await startInProcessSystem({ ...NO_AUTH, ...mini.env });
+  off = await startInProcessSystem({ ...NO_AUTH, ...mini.env, METRICS_ENABLED: 'false' });
   on = await startTestSystem({ ...NO_AUTH, ...mini.env, METRICS_ENABLED: 'true', GRAPHQL_INTROSPECTION: 'true' });
 });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from '@libsql/client';
 import pg from 'pg';
 import type { ArtifactHost } from '../../../support/artifact-host.js';
-import { NO_AUTH, type Answer, call } from '../../../support/system.js';
+import { NO_AUTH, type Answer, type TestSystem, call, startInProcessSystem } from '../../../support/system.js';
 import { stopAtScopeEnd } from '../../../support/cleanup.js';
 import { eventually } from '../../../support/load-loop.js';
 import { type ServerProcess, spawnServer } from '../../../support/server-process.js';
@@ -17,6 +17,11 @@ import { coreCreate, expectError, graphql, recordsModelHost, recordsStore, widge
  * `npm run build` first: no connection is open yet), on each store. A store that cannot take the work in
  * time (a lock held past the statement timeout, a pool full past the acquire timeout) answers 503
  * with Retry-After, never 502.
+ *
+ * The bursts run against the built server as `npm run serve` starts it (its workers each open their
+ * pool as the burst arrives, SQLite's writers are processes of their own); what a store does when
+ * it cannot take the work in time (DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_POOL_SIZE with
+ * DATABASE_ACQUIRE_TIMEOUT_MS) does not depend on the process layout: the system in the jest process.
  */
 const BURST = 100;
 const backends = await backendsUnderTest();
@@ -103,10 +108,10 @@ async function holdWriteLock(backend: Backend, url: string): Promise<() => Promi
 
 describe.each(backends)('a write lock held past the statement timeout (%s)', (backend: Backend) => {
   let database: TestDatabase;
-  let server: ServerProcess;
+  let server: TestSystem;
   beforeAll(async () => {
     database = await createDatabase(backend);
-    server = await spawnServer({ ...NO_AUTH, ...modelsEnv, DATABASE_URL: database.url, DATABASE_STATEMENT_TIMEOUT_MS: '300' });
+    server = await startInProcessSystem({ ...NO_AUTH, ...modelsEnv, DATABASE_URL: database.url, DATABASE_STATEMENT_TIMEOUT_MS: '300' });
   });
   afterAll(async () => {
     await server?.stop();
@@ -145,13 +150,22 @@ describe.each(backends)('a write lock held past the statement timeout (%s)', (ba
  * Once the lock goes, the waiting creates complete and a retry stores the refused one.
  */
 describe.each(backends.filter((backend) => backend === 'postgresql'))('a pool full of creates waiting on a lock (%s)', () => {
+  /** DATABASE_POOL_SIZE: the creates it takes to fill the one process's pool. */
+  const POOL = 2;
   let database: TestDatabase;
-  let server: ServerProcess;
+  let server: TestSystem;
   let locker: pg.Client;
   let stopLocker: () => Promise<void>;
   beforeAll(async () => {
     database = await createDatabase('postgresql');
-    server = await spawnServer({ ...NO_AUTH, ...modelsEnv, DATABASE_URL: database.url, DATABASE_POOL_SIZE: '2', DATABASE_ACQUIRE_TIMEOUT_MS: '300', DATABASE_STATEMENT_TIMEOUT_MS: '60000' });
+    server = await startInProcessSystem({
+      ...NO_AUTH,
+      ...modelsEnv,
+      DATABASE_URL: database.url,
+      DATABASE_POOL_SIZE: String(POOL),
+      DATABASE_ACQUIRE_TIMEOUT_MS: '300',
+      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+    });
     locker = new pg.Client({ connectionString: database.url });
     await locker.connect();
     stopLocker = stopAtScopeEnd(() => locker.end());
@@ -167,21 +181,21 @@ describe.each(backends.filter((backend) => backend === 'postgresql'))('a pool fu
 
   test('the next create, store, read and GraphQL query answer 503 STORE_BUSY (unavailable) with Retry-After; the waiting ones complete', async () => {
     const marker = randomUUID();
-    // Each on a connection of its own: the primary hands them to the workers in turn, and each
-    // worker has a pool of its own (DATABASE_POOL_SIZE): two waiting creates per worker fill them all.
+    // Each on a connection of its own; two waiting creates (DATABASE_POOL_SIZE) fill the pool.
     const fresh = { connection: 'close' };
     const create = (n: number) => coreCreate(server.url('core'), widget(`${marker}-${n}`), `${marker}-${n}`, fresh);
+    const refused = POOL + 1;
     expect((await create(0)).status).toBe(200); // the tables exist, the pool has connected
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
     const waiting: Array<Promise<Answer>> = [];
-    for (const n of [1, 2, 3, 4]) {
+    for (let n = 1; n <= POOL; n++) {
       waiting.push(create(n));
       expect(await eventually(async () => (await waitingOnLocks()) === n)).toBe(true);
     }
 
     const [core, records, read, graph] = await Promise.all([
-      create(5),
+      create(refused),
       recordsStore(server.url('records'), { id: `${marker}-r`, model: 'm', version: '1', payload: 1 }, `${marker}-r`, fresh),
       call(server.url('records'), 'GET', `/records/${marker}-0`, { headers: fresh }),
       graphql(server.url('gateway'), `{ record(id: "${marker}-0") { id } }`, {}, fresh),
@@ -192,10 +206,10 @@ describe.each(backends.filter((backend) => backend === 'postgresql'))('a pool fu
     expect(graph.errors.map((error: { extensions: { code: string } }) => error.extensions.code)).toEqual(['STORE_BUSY']);
 
     await locker.query('ROLLBACK');
-    expect((await Promise.all(waiting)).map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
-    expect((await create(5)).status).toBe(200);
+    expect((await Promise.all(waiting)).map((answer) => answer.status)).toEqual(Array(POOL).fill(200));
+    expect((await create(refused)).status).toBe(200);
     expect((await onDatabase('postgresql', database.url, `SELECT id FROM records WHERE id LIKE '${marker}-%' ORDER BY id`)).map((row) => row.id)).toEqual(
-      [0, 1, 2, 3, 4, 5].map((n) => `${marker}-${n}`),
+      Array.from({ length: refused + 1 }, (_, n) => `${marker}-${n}`),
     );
   });
 });
