@@ -1,7 +1,7 @@
 import { JwksServer } from '../support/jwks-server.js';
 import { miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
-import { type TestSystem, call, startInProcessSystem, startTestSystem } from '../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { SAMPLE_SCORES, SAMPLE_TEMPLATE, sampleRequest } from '../subgraphs/indicators/local-profile.js';
 import { silentPeer } from '../support/silent-peer.js';
 
@@ -10,9 +10,11 @@ const SECRET = { GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret' };
 
 /**
  * Distributed mode: each subgraph in its own server, a gateway process (with the REST facades)
- * calling them over HTTP. The same assertions hold as for the one-process default. The four are
- * started as `npm run serve` starts them; the gateway's subgraph timeout and forward_auth across the
- * hop (below) do not depend on the process layout: systems in the jest process, over HTTP all the same.
+ * calling them over HTTP. The same assertions hold as for the one-process default. What crosses
+ * the hop (identity checked again, limits on a subgraph's port, codes and failures relayed) does not
+ * depend on how many processes serve each role: each is a system of its own in the jest process,
+ * talking HTTP to the others. The roles as deployments start them, each from its example
+ * environment as `npm run serve` runs it, are test/server/env-examples.test.ts's.
  */
 describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', () => {
   let host: ArtifactHost;
@@ -26,13 +28,12 @@ describe('distributed mode: subgraphs alone, a gateway pointing at their URLs', 
     host = mini.host;
     idp = await JwksServer.start();
     token = await idp.sign();
-    // Started together, as a deployment would: each is a primary with its workers.
     await Promise.all(
       ['models', 'indicators', 'impact'].map(async (name) => {
-        subgraphs[name] = await startTestSystem({ ...mini.env, ...idp.authEnv(), ...SECRET, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
+        subgraphs[name] = await startInProcessSystem({ ...mini.env, ...idp.authEnv(), ...SECRET, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, PROCESS_ROLE: 'subgraph', SUBGRAPH: name });
       }),
     );
-    edge = await startTestSystem({
+    edge = await startInProcessSystem({
       ...idp.authEnv(),
       ...SECRET,
       PROCESS_ROLE: 'gateway',
