@@ -35,7 +35,8 @@ export function apolloAnswers(gateway: Gateway, supergraphSdl: string) {
       const resolved = { document, operation, query: source, queryHash: queryHash ?? queryHashOf(source), requestOperationName: request.operationName };
       let result: ExecutionResult;
       try {
-        result = await gateway.execute({ operation: resolved, variables: request.variables ?? {}, context: contextValue, shareInFlight: true });
+        // The answer is only written (apollo-door.ts `stringifyAnswer`): subtrees may stay as the subgraphs' text.
+        result = await gateway.execute({ operation: resolved, variables: request.variables ?? {}, context: contextValue, shareInFlight: true, rawSubtrees: true });
       } catch (failure) {
         settled.set(contextValue, { failure });
         return null;

@@ -30,6 +30,8 @@ export interface GatewayRequest {
   context: RequestContext;
   /** `/graphql`'s: identical subgraph queries in flight are shared (executor/inflight-sharing.ts). */
   shareInFlight: boolean;
+  /** `/graphql`'s: the answer is only written, so parts of subgraph answers may stay as their text (executor/passthrough.ts); a REST route reads its answer. */
+  rawSubtrees?: boolean;
 }
 
 export interface GatewayOptions {
@@ -70,8 +72,8 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   const stockExecution = () => (stock ??= loadStockExecution(supergraphSdl, shared, schema, options.logger));
   return {
     schema,
-    execute({ operation, variables, context, shareInFlight }) {
-      const request = { document: operation.document, operationName: operation.requestOperationName, variables, context };
+    execute({ operation, variables, context, shareInFlight, rawSubtrees }) {
+      const request = { document: operation.document, operationName: operation.requestOperationName, variables, context, rawSubtrees };
       const run = async () => (await executor.execute(request, shareInFlight ? shared : subgraphs)) ?? (await stockExecution()).execute(operation, variables, context);
       // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
       return answerWithinBudget(context.budget, run);

@@ -391,9 +391,19 @@ function bytesLeftOf(value: unknown, cap: number): number {
 const KNOWN_BYTES = new WeakMap<object, number>();
 const KNOWN_FROM = 1024;
 
+/**
+ * A frozen value whose JSON bytes are known without walking it (kernel/raw-json.ts: a subtree kept
+ * as the subgraph's text), counted as jsonBytesPast would count its parsed value.
+ */
+export function knowJsonBytes(value: object, bytes: number): void {
+  KNOWN_BYTES.set(value, bytes);
+}
+
 /** The JSON bytes of a value that will never change (frozen), counted as jsonBytesPast counts them and remembered for its walk. */
 export function rememberJsonBytes(value: unknown): number {
   if (typeof value !== 'object' || value === null) return leafBytes(value);
+  const known = KNOWN_BYTES.get(value);
+  if (known !== undefined) return known;
   let bytes = 2;
   if (Array.isArray(value)) {
     for (const element of value) bytes += rememberJsonBytes(element);

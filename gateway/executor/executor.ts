@@ -24,6 +24,11 @@ export interface OperationRequest {
   operationName: string | undefined;
   variables: Record<string, unknown>;
   context: RequestContext;
+  /**
+   * The answer is only written as JSON, never read (`/graphql`): subtrees of subgraph answers may
+   * then stay as the subgraph's text (passthrough.ts). The REST facades read their answers' fields.
+   */
+  rawSubtrees?: boolean;
 }
 
 /** An operation as the gateway runs it: parsed, validated, with the text and hash @apollo/gateway's query-plan cache is keyed by. */

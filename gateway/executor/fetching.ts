@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import { isJsonObject, thawed } from '../../kernel/json.js';
+import { RawJson } from '../../kernel/raw-json.js';
 import type { SubgraphClient } from './subgraph-client.js';
 
 /**
@@ -96,16 +97,26 @@ export function entityErrorPaths(indexes: readonly number[], index: number, rest
 /**
  * As the gateway's deepMerge: objects merged key by key, lists of equal length element by element.
  * `target` is writable; what it holds may be shared (answer-cache.ts), and is copied (`thawed`)
- * before anything is merged into it.
+ * before anything is merged into it. A subtree kept as text (passthrough.ts) is put in place as it
+ * is where nothing is there yet; merged into, or merged into something, it is parsed first.
  */
-export function deepMerge(target: Record<string, unknown> | undefined, source: Record<string, unknown> | null | undefined): void {
+export function deepMerge(target: Record<string, unknown> | undefined, source: Record<string, unknown> | RawJson | null | undefined): void {
   if (source === undefined || source === null || target === undefined) return;
+  if (source instanceof RawJson) source = source.parsed() as Record<string, unknown>;
   for (const key of Object.keys(source)) {
-    const value = source[key];
+    let value = source[key];
     if (value === undefined) continue;
     // An inherited property of that name (`constructor` on a plain object) is shadowed first.
     if (!Object.hasOwn(target, key) && key in target) Object.defineProperty(target, key, { configurable: true, enumerable: true, value: undefined, writable: true });
-    const existing = target[key];
+    let existing = target[key];
+    if (value instanceof RawJson) {
+      if (existing === undefined || existing === null) {
+        target[key] = value;
+        continue;
+      }
+      value = value.parsed();
+    }
+    if (existing instanceof RawJson && typeof value === 'object' && value !== null) existing = thawed(target, key);
     if (existing && isJsonObject(value)) {
       deepMerge(thawed(target, key) as Record<string, unknown>, value);
     } else if (Array.isArray(value) && Array.isArray(existing) && value.length === existing.length) {

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 import { type SubgraphClient, isQuery } from './subgraph-client.js';
+import type { RawSubtrees } from './passthrough.js';
 import { deepFreeze, jsonCopy } from '../../kernel/json.js';
 import { adoptReportedBreach, rememberJsonBytes } from '../../kernel/request-budget.js';
 
@@ -42,9 +43,9 @@ export class InflightSharing implements SubgraphClient {
 
   constructor(private readonly client: SubgraphClient) {}
 
-  async fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse> {
-    const key = await sharingKey(request, context);
-    if (key === null) return this.client.fetch(request, context);
+  async fetch(request: SubgraphRequest, context: RequestContext, raw?: RawSubtrees): Promise<SubgraphResponse> {
+    const key = await sharingKey(request, context, raw);
+    if (key === null) return this.client.fetch(request, context, raw);
     const running = this.inflight.get(key);
     if (running) {
       running.waiters += 1;
@@ -55,7 +56,7 @@ export class InflightSharing implements SubgraphClient {
       return response;
     }
     const shared: SharedFetch = { waiters: 1, answer: undefined };
-    const answer = this.client.fetch(request, context).then(
+    const answer = this.client.fetch(request, context, raw).then(
       (response): SharedAnswer => {
         this.forget(key, shared);
         if (shared.waiters === 1) return { response, bytes: 0 };
@@ -86,8 +87,12 @@ export class InflightSharing implements SubgraphClient {
   }
 }
 
-/** Null when the fetch must go on its own: not a query, or a caller without an identity. */
-async function sharingKey(request: SubgraphRequest, context: RequestContext): Promise<string | null> {
+/**
+ * Null when the fetch must go on its own: not a query, or a caller without an identity. Fetches
+ * share only with the same `raw` subtrees kept as text (passthrough.ts): what reads the answer
+ * takes a kept subtree as it is only where it asked for it.
+ */
+async function sharingKey(request: SubgraphRequest, context: RequestContext, raw: RawSubtrees | undefined): Promise<string | null> {
   if (!isQuery(request)) return null;
   const { query, operationName, variables } = request;
   let identity;
@@ -96,5 +101,5 @@ async function sharingKey(request: SubgraphRequest, context: RequestContext): Pr
   } catch {
     return null;
   }
-  return JSON.stringify([query, operationName ?? null, variables, identity, context.credentials]);
+  return JSON.stringify([query, operationName ?? null, variables, identity, context.credentials, raw?.id ?? null]);
 }

@@ -6,6 +6,7 @@ import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import type { RequestBudget } from '../../kernel/request-budget.js';
 import type { RequestPipeline, SubgraphFetch, SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 import { type SubgraphClient, isQuery } from './subgraph-client.js';
+import { type RawSubtrees, parseWithRawSubtrees } from './passthrough.js';
 
 /** One POST's headers, signal and the request's budget, which its answer's bytes are charged to. */
 interface OutgoingCall {
@@ -40,9 +41,9 @@ export class RemoteClient implements SubgraphClient {
     this.target = { ...urlToHttpOptions(url), method: 'POST', agent: this.agent };
   }
 
-  fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse> {
+  fetch(request: SubgraphRequest, context: RequestContext, raw?: RawSubtrees): Promise<SubgraphResponse> {
     const fetch: SubgraphFetch = { subgraph: this.subgraph.name, request, context, headers: { 'content-type': 'application/json', accept: 'application/json' } };
-    return this.pipeline.fetch(fetch, () => this.send(fetch));
+    return this.pipeline.fetch(fetch, () => this.send(fetch, raw));
   }
 
   /** Its kept-alive connections closed: a gateway that swapped to a supergraph without this subgraph or URL no longer needs them. */
@@ -55,9 +56,9 @@ export class RemoteClient implements SubgraphClient {
    * SUBGRAPH_ERROR (502: an answer that is not a GraphQL response), so that clients get a status
    * that says "try later" rather than 500, and is recorded on the request's trace for its log line.
    */
-  private async send(fetch: SubgraphFetch): Promise<SubgraphResponse> {
+  private async send(fetch: SubgraphFetch, raw: RawSubtrees | undefined): Promise<SubgraphResponse> {
     try {
-      return await this.exchange(fetch);
+      return await this.exchange(fetch, raw);
     } catch (error) {
       // An aborted fetch is the timeout's to report (upstream-timeout.ts).
       if (!fetch.signal?.aborted) fetch.context.trace?.failures.push((error as GraphQLError).originalError ?? error);
@@ -65,14 +66,15 @@ export class RemoteClient implements SubgraphClient {
     }
   }
 
-  private async exchange({ request, headers, signal, context }: SubgraphFetch): Promise<SubgraphResponse> {
+  /** `raw`: the subtrees that may stay as text (passthrough.ts); whatever does not pass its checks, and the rest, is parsed. */
+  private async exchange({ request, headers, signal, context }: SubgraphFetch, raw: RawSubtrees | undefined): Promise<SubgraphResponse> {
     const { status, contentType, text } = await this.post(JSON.stringify(request), { headers, signal, budget: context.budget }, !isQuery(request));
     const graphqlResponse = /^application\/(graphql-response\+)?json\b/.test(contentType);
     // A subgraph's own refusals (400, 401) are GraphQL responses, relayed as such; a proxy's 502 page is not.
     if ((status < 200 || status > 299) && !graphqlResponse) throw this.failed('SUBGRAPH_ERROR', `answered HTTP ${status}`);
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = (raw && parseWithRawSubtrees(text, raw)) ?? JSON.parse(text);
     } catch {
       throw this.failed('SUBGRAPH_ERROR', `answered HTTP ${status} with a body that is not JSON`);
     }

@@ -17,6 +17,7 @@ import {
   isSpecifiedScalarType,
   GraphQLString,
 } from 'graphql';
+import { RawJson } from '../../kernel/raw-json.js';
 
 /**
  * The client's answer from the data the plan's fetches gathered, as @apollo/gateway's
@@ -35,14 +36,31 @@ export interface ResultShape {
   /** Whether every variable `@skip`/`@include` read is a boolean (the gateway fails the request otherwise). */
   acceptsVariables(provided: Record<string, unknown>): boolean;
   shape(input: Record<string, unknown>, variables: Record<string, unknown>): { data: Record<string, unknown> | null; errors: GraphQLError[] };
+  /**
+   * The fields of the objects the response names `path` leads to (a flatten path's fields, in the
+   * gathered data's names) that may stay as the subgraph's text (passthrough.ts), by their name in
+   * the gathered data; null when none may. A field qualifies when the operation selects it once
+   * there (whatever fragments it is in), plainly (`PLAIN`: no alias renamed, no `__typename`, no
+   * `@skip`/`@include`, down to its leaves), with fields under it; and each field of `path` is
+   * selected once, unconditionally.
+   */
+  rawFieldsAt(path: readonly string[]): ReadonlyMap<string, RawField> | null;
+}
+
+/** A field whose value may stay as the subgraph's text: what passthrough.ts checks that text against. */
+export interface RawField {
+  shape: ValueShape;
+  selections: Selection[];
 }
 
 type Condition = (variables: Record<string, unknown>) => boolean;
 
-interface FieldSelection {
+export interface FieldSelection {
   kind: 'field';
   /** Its name in the client's answer. */
   responseName: string;
+  /** `"responseName":`, as JSON.stringify writes the member's start. */
+  jsonKey: string;
   /** Its name in the gathered data: the response name of the planned document (client-aliases.ts). */
   inputName: string;
   isTypename: boolean;
@@ -51,12 +69,15 @@ interface FieldSelection {
   included: Condition | null;
 }
 
-/** A field's type, unwrapped once at compile time; a leaf carries its value test. */
-type ValueShape =
+/** A field's type, unwrapped once at compile time; a leaf carries its value test, and what kind of leaf it is. */
+export type ValueShape =
   | { kind: 'nonNull'; type: GraphQLOutputType; of: ValueShape }
   | { kind: 'list'; type: GraphQLOutputType; of: ValueShape }
   | { kind: 'composite'; type: GraphQLCompositeType }
-  | { kind: 'leaf'; type: GraphQLOutputType; valid: ((value: unknown) => boolean) | null };
+  | { kind: 'leaf'; type: GraphQLOutputType; valid: ((value: unknown) => boolean) | null; leaf: LeafKind };
+
+/** A leaf's type as `leafTest` tells them apart: an enum, a built-in scalar by name, or a custom scalar (anything goes). */
+export type LeafKind = 'enum' | 'Boolean' | 'Int' | 'ID' | 'Float' | 'String' | 'custom';
 
 interface FragmentSelection {
   kind: 'fragment';
@@ -65,7 +86,7 @@ interface FragmentSelection {
   included: Condition | null;
 }
 
-type Selection = FieldSelection | FragmentSelection;
+export type Selection = FieldSelection | FragmentSelection;
 
 /**
  * `operation` is federation-internals' model of the operation planned, as @apollo/gateway's
@@ -88,6 +109,7 @@ export function compileResultShape(schema: GraphQLSchema, operation: Operation, 
   }
   const withDefaults = (provided: Record<string, unknown>) => (conditionVariables.size === 0 ? provided : { ...defaults, ...provided });
   return {
+    rawFieldsAt: (path) => rawFieldsAt(selections, path),
     acceptsVariables: (provided) => {
       const variables = withDefaults(provided);
       return [...conditionVariables].every((name) => typeof variables[name] === 'boolean');
@@ -125,6 +147,33 @@ function compileSelectionSet(schema: GraphQLSchema, selectionSet: SelectionSet, 
  */
 const PLAIN = new WeakSet<Selection[]>();
 
+/** Whether `selections` is a plain selection set (`PLAIN`). */
+export function isPlain(selections: Selection[]): boolean {
+  return PLAIN.has(selections);
+}
+
+function rawFieldsAt(root: Selection[], path: readonly string[]): ReadonlyMap<string, RawField> | null {
+  let selections: Selection[] | null = root;
+  for (const name of path) {
+    const named: FieldSelection[] = fieldsOf(selections).filter((field) => field.inputName === name);
+    if (named.length !== 1 || named[0]!.included || named[0]!.isTypename) return null;
+    selections = named[0]!.selections;
+    if (!selections) return null;
+  }
+  const byName = new Map<string, FieldSelection[]>();
+  for (const field of fieldsOf(selections)) byName.set(field.inputName, [...(byName.get(field.inputName) ?? []), field]);
+  const raw = new Map<string, RawField>();
+  for (const [name, [field, ...others]] of byName) {
+    if (others.length === 0 && field!.selections && isPlainField(field!)) raw.set(name, { shape: field!.value, selections: field!.selections });
+  }
+  return raw.size > 0 ? raw : null;
+}
+
+/** The field selections of a selection set, those in its fragments (whatever their conditions) included. */
+function fieldsOf(selections: Selection[]): FieldSelection[] {
+  return selections.flatMap((selection) => (selection.kind === 'field' ? [selection] : fieldsOf(selection.selections)));
+}
+
 function isPlainField(selection: Selection): boolean {
   return selection.kind === 'field' && !selection.isTypename && !selection.included && selection.inputName === selection.responseName && (!selection.selections || PLAIN.has(selection.selections));
 }
@@ -143,20 +192,21 @@ function compileField(
   // Answers are plain objects (JSON.stringify is faster on them than on prototype-less ones), so
   // a response name that an object inherits (`constructor`, `__proto__`) stays with the gateway.
   if (responseName in Object.prototype) throw UNSUPPORTED;
-  if (field.name === '__typename') return { kind: 'field', responseName, inputName, isTypename: true, value: valueShape(GraphQLString), selections: null, included };
+  const jsonKey = `${JSON.stringify(responseName)}:`;
+  if (field.name === '__typename') return { kind: 'field', responseName, jsonKey, inputName, isTypename: true, value: valueShape(GraphQLString), selections: null, included };
   // `__schema` and `__type` are answered by the gateway's introspection handling.
   if (field.definition.isSchemaIntrospectionField() || !('getFields' in parentType)) throw UNSUPPORTED;
   const definition = parentType.getFields()[field.name];
   if (!definition) throw UNSUPPORTED;
   const selections = selectionSet ? compileSelectionSet(schema, selectionSet, conditionVariables, clientName) : null;
-  return { kind: 'field', responseName, inputName, isTypename: false, value: valueShape(definition.type), selections, included };
+  return { kind: 'field', responseName, jsonKey, inputName, isTypename: false, value: valueShape(definition.type), selections, included };
 }
 
 function valueShape(type: GraphQLOutputType): ValueShape {
   if (isNonNullType(type)) return { kind: 'nonNull', type, of: valueShape(type.ofType) };
   if (isListType(type)) return { kind: 'list', type, of: valueShape(type.ofType) };
   if (isCompositeType(type)) return { kind: 'composite', type };
-  return { kind: 'leaf', type, valid: leafTest(type) };
+  return { kind: 'leaf', type, valid: leafTest(type), leaf: leafKind(type) };
 }
 
 /** The gateway's `shouldSkip`: the first `@skip` and the first `@include`, as one test; null when neither. */
@@ -233,6 +283,9 @@ function updateValue(run: ShapingRun, outputValue: unknown, shape: ValueShape, i
     run.flags = 0;
     return inputValue;
   }
+  // A subtree kept as text (passthrough.ts) that is not this selection's as it stands, or that a second selection writes into: its value.
+  if (inputValue instanceof RawJson) inputValue = inputValue.parsed();
+  if (outputValue instanceof RawJson) outputValue = outputValue.parsed();
   if (shape.kind === 'nonNull') {
     const updated = updateValue(run, outputValue, shape.of, inputValue, selections, parentType);
     if (updated !== null) {
@@ -312,6 +365,8 @@ function updateObject(run: ShapingRun, outputValue: unknown, type: GraphQLCompos
  */
 function adoptable(shape: ValueShape, value: unknown, selections: Selection[] | null): boolean {
   if (value === null || value === undefined) return shape.kind !== 'nonNull' && value === null;
+  // A subtree kept as text (passthrough.ts) was checked as this test would check it, against this field's selection only.
+  if (value instanceof RawJson) return value.checkedFor === shape;
   switch (shape.kind) {
     case 'nonNull':
       return adoptable(shape.of, value, selections);
@@ -325,6 +380,11 @@ function adoptable(shape: ValueShape, value: unknown, selections: Selection[] | 
     case 'leaf':
       return !shape.valid || shape.valid(value);
   }
+}
+
+/** `adoptable` for a field whose value may stay as text: what passthrough.ts's scan must agree with (its tests). */
+export function adoptsAsItStands(field: RawField, value: unknown): boolean {
+  return adoptable(field.shape, value, field.selections);
 }
 
 function hasExactly(object: Record<string, unknown>, selections: Selection[]): boolean {
@@ -345,6 +405,12 @@ function typeConditionApplies(schema: GraphQLSchema, typeCondition: GraphQLCompo
 }
 
 const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
+
+function leafKind(type: GraphQLOutputType): LeafKind {
+  if (isEnumType(type)) return 'enum';
+  if (!isScalarType(type) || !isSpecifiedScalarType(type)) return 'custom';
+  return type.name as LeafKind;
+}
 
 /** As federation-internals' `isValidLeafValue`; null for custom scalars, which take anything. */
 function leafTest(type: GraphQLOutputType): ((value: unknown) => boolean) | null {

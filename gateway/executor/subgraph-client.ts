@@ -1,6 +1,7 @@
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { type RequestContext, isRequestContext } from '../../kernel/graphql/request-context.js';
 import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
+import type { RawSubtrees } from './passthrough.js';
 
 /** Whether the planner wrote a query (its documents start with their operation's keyword, or `{`): never a mutation. */
 export function isQuery(request: SubgraphRequest): boolean {
@@ -13,7 +14,11 @@ export function isQuery(request: SubgraphRequest): boolean {
  * subgraph at all rejects (the executors report it as a failed fetch).
  */
 export interface SubgraphClient {
-  fetch(request: SubgraphRequest, context: RequestContext): Promise<SubgraphResponse>;
+  /**
+   * `raw`: subtrees of the answer that may stay as the subgraph's text (passthrough.ts), for a
+   * client that reads its answer as text (RemoteClient); any other parses them, or ignores it.
+   */
+  fetch(request: SubgraphRequest, context: RequestContext, raw?: RawSubtrees): Promise<SubgraphResponse>;
 }
 
 /** A client as @apollo/gateway's data source: the gateway's context is the RequestContext of the door that called it. */

@@ -1,3 +1,5 @@
+import { jsonText } from '../raw-json.js';
+
 /**
  * The levels of an answer walked here member by member: the result, its `data`, and the values of
  * the root fields, which shaping and merging build anew for each request above what they adopt of
@@ -21,12 +23,13 @@ const frozenTexts = new WeakMap<object, string>();
  *
  * The first WALKED_LEVELS levels are walked here; anything below them, and any value that is not a
  * plain object or array (one with `toJSON`), is written by JSON.stringify at once, so that an
- * answer holding nothing frozen costs a few calls more than one.
+ * answer holding nothing frozen costs a few calls more than one. Subtrees kept as the subgraph's
+ * text (kernel/raw-json.ts) are written as that text, wherever they are (`jsonText`).
  */
 export function answerText(value: unknown, levels = WALKED_LEVELS): string | undefined {
-  if (typeof value !== 'object' || value === null || !plain(value)) return JSON.stringify(value);
+  if (typeof value !== 'object' || value === null || !plain(value)) return jsonText(value);
   if (Object.isFrozen(value)) return frozenText(value);
-  if (levels === 0) return JSON.stringify(value);
+  if (levels === 0) return jsonText(value);
   if (Array.isArray(value)) {
     let text = '[';
     for (let i = 0; i < value.length; i++) text += `${i > 0 ? ',' : ''}${answerText(value[i], levels - 1) ?? 'null'}`;
@@ -52,7 +55,7 @@ function plain(value: object): boolean {
 function frozenText(value: object): string {
   let text = frozenTexts.get(value);
   if (text === undefined) {
-    text = JSON.stringify(value);
+    text = jsonText(value)!;
     if (text.length >= REMEMBERED_FROM) frozenTexts.set(value, text);
   }
   return text;

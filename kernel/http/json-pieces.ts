@@ -1,4 +1,5 @@
 import { jsonBytesPast } from '../request-budget.js';
+import { RawJson, jsonText } from '../raw-json.js';
 
 /** Values whose JSON is at most this long are written by one JSON.stringify (V8's own, fast); larger ones piece by piece. */
 const WHOLE_UP_TO = 64 * 1024;
@@ -12,8 +13,13 @@ const WHOLE_UP_TO = 64 * 1024;
  * operation (GRAPHQL_MAX_DEPTH) plus a JSON value (SERVER_JSON_MAX_DEPTH).
  */
 export function* jsonPieces(value: unknown): Generator<string> {
+  if (value instanceof RawJson) {
+    // A subtree kept as the subgraph's text (kernel/raw-json.ts): that text, however long, is already one string.
+    yield value.text;
+    return;
+  }
   if (typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function' || !jsonBytesPast(value, WHOLE_UP_TO)) {
-    yield JSON.stringify(value) ?? 'null';
+    yield jsonText(value) ?? 'null';
     return;
   }
   if (Array.isArray(value)) {

@@ -8,7 +8,7 @@ import { toGraphQLError } from '../../kernel/graphql/graphql-errors.js';
 import { GraphQLError } from 'graphql';
 import { PLANNERS } from '../support/planners.js';
 import type { PlannerMode } from '../../gateway/executor/planner.js';
-import { type TinyFederation, type TinySubgraph, startTinyFederation, remoteSubgraph } from './tiny-federation.js';
+import { type TinyFederation, type TinySubgraph, startTinyFederation, remoteSubgraph, serveSubgraph } from './tiny-federation.js';
 
 /**
  * Planned operations (gateway/planned-operations.ts): the first request of an operation goes
@@ -427,6 +427,51 @@ describe.each(PLANNERS)('planned operations on the %s planner: the same answers 
       data: { node: null, nobody: null },
       extensions: { valueCompletion: [expect.objectContaining({ message: 'Cannot return null for non-nullable field Review.id.', path: ['node', 'id'] })] },
     });
+  });
+});
+
+/**
+ * Over HTTP, an entity fetch's answer keeps the subtrees the client selects plainly (`rating`) as the
+ * subgraph's text, passed through unparsed where that text is JSON.stringify's own and the value
+ * what shaping would adopt (gateway/executor/passthrough.ts; /graphql only). The reference is
+ * @apollo/gateway's executor over the same subgraph servers, whose fetches parse everything: the
+ * same answer text for each way the subgraphs may write theirs.
+ */
+const WRITERS: Record<string, (result: object) => string> = {
+  "JSON.stringify's text": (result) => JSON.stringify(result),
+  'indented text': (result) => JSON.stringify(result, null, 2),
+  'integers written as 4.0, slashes escaped': (result) =>
+    JSON.stringify(result)
+      .replace(/:(\d+)([,}\]])/g, ':$1.0$2')
+      .replace(/\//g, '\\/'),
+};
+
+describe.each(Object.keys(WRITERS))('planned operations on the hive planner, the subgraphs over HTTP writing %s: the same answers as @apollo/gateway', (writer) => {
+  let library: TinyFederation;
+  let stock: TinyFederation;
+  beforeAll(async () => {
+    const write = WRITERS[writer]!;
+    const [catalogUrl, ratingsUrl] = await Promise.all([serveSubgraph(catalog, write), serveSubgraph(ratings, write)]);
+    const remote = () => ({ catalog: remoteSubgraph(catalogUrl), ratings: remoteSubgraph(ratingsUrl) });
+    library = await startTinyFederation([catalog, ratings], remote(), { planner: 'hive' });
+    stock = await startTinyFederation([catalog, ratings], remote(), { stockExecutorOnly: true });
+  });
+  afterAll(async () => {
+    await library?.stop();
+    await stock?.stop();
+  });
+
+  test.each(cases)('$name', async ({ query, variables, stockIsWrong }) => {
+    const operationName = query.includes('query A') ? 'B' : undefined;
+    const reference = await stock.query(query, variables, operationName);
+    // Three at once (one fetch shared in flight, its answer frozen), then one alone.
+    const answers = await Promise.all([1, 2, 3].map(() => library.query(query, variables, operationName)));
+    answers.push(await library.query(query, variables, operationName));
+    for (const answer of answers) {
+      expect(answer.status).toBe(reference.status);
+      if (stockIsWrong && (stockIsWrong.planners ?? ['hive']).includes('hive')) expect(answer.json).toEqual(stockIsWrong.answer);
+      else expect(answer.text).toBe(reference.text);
+    }
   });
 });
 

@@ -45,9 +45,10 @@ function withFederationLink(typeDefs: string): string {
 
 /**
  * A tiny subgraph served over HTTP (`POST /graphql`, graphql-js on its subgraph schema), as a
- * subgraph process serves one: its URL, for `remoteSubgraph`; stopped at the scope's end.
+ * subgraph process serves one: its URL, for `remoteSubgraph`; stopped at the scope's end. `write`:
+ * the answer's text (JSON.stringify's, as a subgraph process writes it, unless a test says otherwise).
  */
-export async function serveSubgraph(subgraph: TinySubgraph): Promise<string> {
+export async function serveSubgraph(subgraph: TinySubgraph, write: (result: object) => string = (result) => JSON.stringify(result)): Promise<string> {
   const schema = buildSubgraphSchema({ typeDefs: parse(withFederationLink(subgraph.typeDefs)), resolvers: subgraph.resolvers });
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -55,7 +56,7 @@ export async function serveSubgraph(subgraph: TinySubgraph): Promise<string> {
     req.on('end', async () => {
       const { query, variables, operationName } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { query: string; variables?: Record<string, unknown>; operationName?: string };
       const result = await graphql({ schema, source: query, variableValues: variables, operationName });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(write(result));
     });
   });
   await listening(server.listen(0, '127.0.0.1'));
@@ -94,9 +95,9 @@ export async function startTinyFederation(
     const client = typeof replacement === 'function' ? replacement(new InProcessClient(schema)) : (replacement ?? new InProcessClient(schema));
     calls[name] = 0;
     clients[name] = {
-      fetch(request, context) {
+      fetch(request, context, raw) {
         calls[name]! += 1;
-        return client.fetch(request, context);
+        return client.fetch(request, context, raw);
       },
     };
   }

@@ -3,6 +3,9 @@ import { type GraphQLError, type GraphQLSchema, isAbstractType, isObjectType } f
 import type { SubgraphClient } from '../subgraph-client.js';
 import { EntityRepresentations, type ErrorPaths, type Path, type PlanRun, deepMerge, entityErrorPaths, fetchVariables, relayErrors } from '../fetching.js';
 import { thawed } from '../../../kernel/json.js';
+import { RawJson } from '../../../kernel/raw-json.js';
+import { type RawSubtrees, rawSubtrees } from '../passthrough.js';
+import type { ResultShape } from '../result-shaping.js';
 
 export type HivePlanNode = PlanNode;
 
@@ -36,6 +39,70 @@ interface Located {
 export interface HivePlanRun extends PlanRun {
   /** The client's variables coerced, defaults applied: what Condition nodes read. */
   coerced: Record<string, unknown>;
+  /** The entity fetches whose answers may keep subtrees as text (`rawSubtreesOf`); none when absent. */
+  raw?: ReadonlyMap<FetchNode, RawSubtrees>;
+}
+
+/**
+ * The entity fetches (Flatten) of a plan whose answers may keep subtrees as the subgraph's text
+ * (passthrough.ts), and which: the fields of the fetched entities that the client's operation
+ * selects plainly there (`ResultShape.rawFieldsAt`), but none that the plan reads or merges into
+ * after (a name in any flatten path or `requires` of the plan), and none from a fetch with output
+ * rewrites. What reads into a kept subtree anyway parses it first (kernel/json.ts `thawed`,
+ * fetching.ts `deepMerge`, `select` here).
+ */
+export function rawSubtreesOf(node: PlanNode | undefined, shape: ResultShape): ReadonlyMap<FetchNode, RawSubtrees> {
+  const read = new Set<string>();
+  const flattens: Array<{ path: readonly FlattenNodePathSegment[]; fetch: FetchNode }> = [];
+  const requiresNames = (selections: readonly RequiresSelection[]) => {
+    for (const selection of selections) {
+      if (selection.kind === 'Field') {
+        read.add(selection.name);
+        if (selection.alias) read.add(selection.alias);
+      }
+      if (selection.kind !== 'FragmentSpread') requiresNames(selection.selections ?? []);
+    }
+  };
+  const flattenNames = (path: readonly FlattenNodePathSegment[]) => {
+    for (const segment of path) if (segment !== '@' && 'Field' in segment) read.add(segment.Field);
+  };
+  const walk = (node: PlanNode | null | undefined): void => {
+    if (!node) return;
+    switch (node.kind) {
+      case 'Sequence':
+      case 'Parallel':
+        for (const child of node.nodes) walk(child);
+        return;
+      case 'Condition':
+        walk(node.ifClause);
+        walk(node.elseClause);
+        return;
+      case 'Flatten':
+        flattenNames(node.path);
+        if (node.node.kind === 'Fetch') {
+          requiresNames(node.node.requires ?? []);
+          flattens.push({ path: node.path, fetch: node.node });
+        }
+        return;
+      case 'BatchFetch':
+        for (const alias of node.entityBatch.aliases) {
+          alias.paths.forEach(flattenNames);
+          requiresNames(alias.requires);
+        }
+        return;
+      default:
+        return;
+    }
+  };
+  walk(node);
+  const raw = new Map<FetchNode, RawSubtrees>();
+  for (const { path, fetch } of flattens) {
+    if (fetch.outputRewrites?.length) continue;
+    const names = path.flatMap((segment) => (segment !== '@' && 'Field' in segment ? [segment.Field] : []));
+    const fields = new Map([...(shape.rawFieldsAt(names) ?? [])].filter(([name]) => !read.has(name)));
+    if (fields.size > 0) raw.set(fetch, rawSubtrees('_entities', fields));
+  }
+  return raw;
 }
 
 /** Whether `executeHivePlan` runs every node (`@defer` and subscriptions stay with the gateway). */
@@ -120,10 +187,16 @@ async function fetchEntities(run: HivePlanRun, fetch: FetchNode, located: Locate
   const variables = fetchVariables(fetch, run.variables);
   if ('representations' in variables) throw new Error('Variables cannot contain key "representations"');
   variables.representations = representations.sent;
-  const received = await send(run, fetch, variables, (path) => {
-    if (typeof path?.[1] === 'number') return entityErrorPaths(indexes, path[1], path.slice(2), (i) => targets[i]!.path);
-    return [path ? [...flattenPath, ...path] : undefined];
-  });
+  const received = await send(
+    run,
+    fetch,
+    variables,
+    (path) => {
+      if (typeof path?.[1] === 'number') return entityErrorPaths(indexes, path[1], path.slice(2), (i) => targets[i]!.path);
+      return [path ? [...flattenPath, ...path] : undefined];
+    },
+    run.raw?.get(fetch),
+  );
   if (!received) return;
   const entities = rewritten(run.schema, received._entities, fetch.outputRewrites);
   if (!Array.isArray(entities)) throw new Error('Expected "data._entities" in response to be an array');
@@ -175,10 +248,16 @@ function mergeEntity(target: Entity, received: Entity | null | undefined): void 
 }
 
 /** One subgraph request; its errors land in `run.errors` with paths into the client's answer. */
-async function send(run: HivePlanRun, fetch: FetchNode | BatchFetchNode, variables: Record<string, unknown>, pathsOf: ErrorPaths): Promise<Record<string, unknown> | null | undefined> {
+async function send(
+  run: HivePlanRun,
+  fetch: FetchNode | BatchFetchNode,
+  variables: Record<string, unknown>,
+  pathsOf: ErrorPaths,
+  raw?: RawSubtrees,
+): Promise<Record<string, unknown> | null | undefined> {
   const source: SubgraphClient | undefined = run.subgraphs[fetch.serviceName];
   if (!source) throw new Error(`Couldn't find service with name "${fetch.serviceName}"`);
-  const response = await source.fetch({ query: fetch.operation, variables, operationName: fetch.operationName }, run.context);
+  const response = await source.fetch({ query: fetch.operation, variables, operationName: fetch.operationName }, run.context, raw);
   relayErrors(run, response.errors, fetch.serviceName, pathsOf);
   return response.data as Record<string, unknown> | null | undefined;
 }
@@ -246,6 +325,8 @@ function select(schema: GraphQLSchema, source: Entity | null, selections: readon
       let value = Object.hasOwn(source, selection.name) ? source[selection.name] : undefined;
       if (value === undefined && Object.hasOwn(source, written)) value = source[written];
       if (value === undefined) return null;
+      // A subtree kept as text (passthrough.ts) is read from its value.
+      if (value instanceof RawJson) value = value.parsed();
       const nested = selection.selections;
       if (Array.isArray(value)) result[written] = value.map((element) => (nested ? select(schema, element as Entity | null, nested) : element));
       else result[written] = nested ? select(schema, value as Entity | null, nested) : value;

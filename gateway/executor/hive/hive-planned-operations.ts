@@ -6,7 +6,9 @@ import type { RequestBudget } from '../../../kernel/request-budget.js';
 import type { OperationExecutor, OperationRequest } from '../executor.js';
 import type { HivePlannerClass } from '../planner.js';
 import type { SubgraphClient } from '../subgraph-client.js';
-import { type HivePlanNode, type HivePlanRun, executeHivePlan, isExecutableHivePlan } from './hive-plan-execution.js';
+import { type HivePlanNode, type HivePlanRun, executeHivePlan, isExecutableHivePlan, rawSubtreesOf } from './hive-plan-execution.js';
+import type { RawSubtrees } from '../passthrough.js';
+import type { FetchNode } from '@graphql-hive/router-query-planner';
 import { answer, operationShape, sendsClientSelection } from '../answers.js';
 import type { ResultShape } from '../result-shaping.js';
 import { ClientAliases } from '../client-aliases.js';
@@ -19,6 +21,8 @@ interface HivePlannedOperation {
   passThrough: boolean;
   /** Whether aliases were renamed for the planner (client-aliases.ts): the fetches' errors then get the client's names back. */
   renamed: boolean;
+  /** The entity fetches whose answers may keep subtrees as the subgraph's text, for a request whose answer is only written (hive-plan-execution.ts `rawSubtreesOf`). */
+  raw: ReadonlyMap<FetchNode, RawSubtrees>;
 }
 
 /** An operation Hive's planner refuses: every request of it gets this error. */
@@ -82,7 +86,7 @@ export class HivePlannedOperations implements OperationExecutor {
       coerced = values.coerced;
     }
     if (!planned.shape.acceptsVariables(variables)) return null;
-    const run: HivePlanRun = { subgraphs, context: request.context, variables, coerced, schema: this.apiSchema, errors: [] };
+    const run: HivePlanRun = { subgraphs, context: request.context, variables, coerced, schema: this.apiSchema, errors: [], raw: request.rawSubtrees ? planned.raw : undefined };
     const gathered = planned.node ? await executeHivePlan(run, planned.node) : Object.create(null);
     if (planned.passThrough && run.errors.length === 0 && Object.keys(gathered).length > 0) return { data: gathered };
     return answer(planned.renamed ? this.aliases.clientErrors(run.errors) : run.errors, planned.shape, gathered, variables);
@@ -124,6 +128,6 @@ export class HivePlannedOperations implements OperationExecutor {
       return { error: new GraphQLError('This operation cannot be planned across the subgraphs.', { extensions: { code: QUERY_PLANNING_FAILED } }) };
     }
     if (node && !isExecutableHivePlan(node)) return null;
-    return { operation, node, shape, passThrough: !this.hidesElements && sendsClientSelection(node, operation), renamed: planned !== document };
+    return { operation, node, shape, passThrough: !this.hidesElements && sendsClientSelection(node, operation), renamed: planned !== document, raw: rawSubtreesOf(node, shape) };
   }
 }

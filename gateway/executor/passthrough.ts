@@ -1,0 +1,388 @@
+import { isEnumType } from 'graphql';
+import { RawJson } from '../../kernel/raw-json.js';
+import { type FieldSelection, type RawField, type Selection, type ValueShape, isPlain } from './result-shaping.js';
+
+/**
+ * Subtrees of a subgraph's answer passed through to the client's answer as the subgraph's own JSON
+ * text, never parsed (issue 39's varied requests: parsing the indicators' 107 KB questionnaire,
+ * checking it, counting its bytes and writing it again was about a millisecond of each request;
+ * bench/PROFILE.md, "Next: the varied side"). A subtree passes only where its text is already what
+ * the gateway would write: in JSON.stringify's own form, and what result shaping would adopt as it
+ * stands (result-shaping.ts `adoptable`: exactly the selected fields, in order, no null where the
+ * type forbids one, every leaf valid). Anything else is parsed, as before.
+ */
+
+/** The answer's subtrees an entity fetch may keep as text: the fields `fields` names of each entity of `data[list]`. */
+export interface RawSubtrees {
+  /** Told apart from other specs when fetches are shared (inflight-sharing.ts): one per fetch of a planned operation. */
+  readonly id: number;
+  /** The response name of the entities' list: `_entities`. */
+  readonly list: string;
+  readonly fields: ReadonlyMap<string, RawField>;
+}
+
+let nextId = 0;
+
+export function rawSubtrees(list: string, fields: ReadonlyMap<string, RawField>): RawSubtrees {
+  return { id: ++nextId, list, fields };
+}
+
+/** Where the scan is in the text, and the budget's bytes of what it took (kernel/request-budget.ts `jsonBytes`). */
+let at = 0;
+let counted = 0;
+
+/**
+ * The end of the value that starts at `start` in `text`, and its JSON bytes as the request budget
+ * counts them, when that value's text is exactly `JSON.stringify` of it and `adoptable` holds for it
+ * with `shape` and `selections` (a plain selection set); undefined otherwise: whitespace, an escape
+ * JSON.stringify does not write (`\/`, `\u0041`, upper-case hex, a lone surrogate's), `-0`, a number
+ * not written as JavaScript writes it (`1.0`, `1e2`, a digit beyond a double's), an object or list
+ * as a custom scalar's value, a field missing, added or out of order, an invalid leaf. Refusing is
+ * always safe: the text is then parsed as before.
+ */
+export function scanPassthrough(text: string, start: number, shape: ValueShape, selections: Selection[]): { end: number; bytes: number } | undefined {
+  if (!isPlain(selections)) return undefined;
+  at = start;
+  counted = 0;
+  try {
+    if (!scanValue(text, shape, selections)) return undefined;
+  } catch (error) {
+    // Nesting deeper than the stack: parsed as before.
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+  return { end: at, bytes: counted };
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON = 58;
+
+function scanValue(text: string, shape: ValueShape, selections: Selection[] | null): boolean {
+  if (text.charCodeAt(at) === 110 /* n */) {
+    if (shape.kind === 'nonNull' || !text.startsWith('null', at)) return false;
+    at += 4;
+    counted += 9;
+    return true;
+  }
+  switch (shape.kind) {
+    case 'nonNull':
+      return scanValue(text, shape.of, selections);
+    case 'list': {
+      if (text.charCodeAt(at) !== 91 /* [ */) return false;
+      at++;
+      counted += 2;
+      if (text.charCodeAt(at) === 93 /* ] */) {
+        at++;
+        return true;
+      }
+      for (;;) {
+        if (!scanValue(text, shape.of, selections)) return false;
+        const next = text.charCodeAt(at++);
+        if (next === 93) return true;
+        if (next !== COMMA) return false;
+      }
+    }
+    case 'composite': {
+      if (text.charCodeAt(at) !== 123 /* { */ || !selections) return false;
+      at++;
+      counted += 2;
+      for (let i = 0; i < selections.length; i++) {
+        const field = selections[i] as FieldSelection;
+        if (i > 0 && text.charCodeAt(at++) !== COMMA) return false;
+        if (!text.startsWith(field.jsonKey, at)) return false;
+        at += field.jsonKey.length;
+        counted += field.responseName.length + 4;
+        if (!scanValue(text, field.value, field.selections)) return false;
+      }
+      return text.charCodeAt(at++) === 125; /* } */
+    }
+    case 'leaf':
+      return scanLeaf(text, shape);
+  }
+}
+
+function scanLeaf(text: string, shape: Extract<ValueShape, { kind: 'leaf' }>): boolean {
+  const first = text.charCodeAt(at);
+  switch (shape.leaf) {
+    case 'String':
+      return first === QUOTE && scanString(text);
+    case 'enum': {
+      const start = at;
+      if (first !== QUOTE || !scanString(text)) return false;
+      const name = text.slice(start + 1, at - 1);
+      // A name with an escape in it is no enum value's (names are [_A-Za-z0-9]).
+      return name.indexOf('\\') < 0 && isEnumType(shape.type) && shape.type.getValue(name) !== undefined;
+    }
+    case 'Boolean':
+      return scanLiteral(text);
+    case 'Int':
+      return scanNumber(text, true);
+    case 'Float':
+      return scanNumber(text, false);
+    case 'ID':
+      return first === QUOTE ? scanString(text) : scanNumber(text, true);
+    case 'custom':
+      // Anything but an object or a list: a JSON value inside a scalar is not checked here.
+      if (first === QUOTE) return scanString(text);
+      if (first === 116 /* t */ || first === 102 /* f */) return scanLiteral(text);
+      return scanNumber(text, false);
+  }
+}
+
+function scanLiteral(text: string): boolean {
+  if (text.startsWith('true', at)) at += 4;
+  else if (text.startsWith('false', at)) at += 5;
+  else return false;
+  counted += 9;
+  return true;
+}
+
+/**
+ * A number as `String(value)` writes it (JSON.stringify's form): a short integer checked by its
+ * digits, anything else by writing the parsed number again. `integer`: only an integer (Int, ID).
+ */
+function scanNumber(text: string, integer: boolean): boolean {
+  const start = at;
+  let end = at;
+  for (let c = text.charCodeAt(end); (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69; c = text.charCodeAt(++end));
+  if (end === start) return false;
+  at = end;
+  counted += 9;
+  const negative = text.charCodeAt(start) === 45 ? 1 : 0;
+  const digits = end - start - negative;
+  let plainInteger = digits > 0 && digits <= 15;
+  for (let i = start + negative; plainInteger && i < end; i++) {
+    const c = text.charCodeAt(i);
+    plainInteger = c >= 48 && c <= 57;
+  }
+  if (plainInteger) {
+    // No leading zero, and no -0 (JSON.stringify writes 0): `0` is the one integer that starts with one.
+    return text.charCodeAt(start + negative) !== 48 || (digits === 1 && !negative);
+  }
+  const token = text.slice(start, end);
+  const value = Number(token);
+  if (String(value) !== token) return false;
+  return !integer || INTEGER.test(token);
+}
+
+const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * A string as JSON.stringify writes it: `"`, `\` and the control characters escaped (short forms
+ * where JSON has them, else `\u00xx`), everything else as it is, surrogates only in pairs. Counts
+ * it as the budget counts the string it stands for: its length up to 64, else its UTF-8 bytes.
+ */
+function scanString(text: string): boolean {
+  let i = at + 1;
+  let length = 0;
+  let utf8 = 0;
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) break;
+    if (c < 0x20 || Number.isNaN(c)) return false;
+    if (c === BACKSLASH) {
+      const escaped = text.charCodeAt(i + 1);
+      if (escaped === QUOTE || escaped === BACKSLASH || escaped === 98 || escaped === 102 || escaped === 110 || escaped === 114 || escaped === 116) {
+        i += 2;
+      } else if (escaped === 117 /* u */ && text.charCodeAt(i + 2) === 48 && text.charCodeAt(i + 3) === 48) {
+        const high = text.charCodeAt(i + 4);
+        const low = text.charCodeAt(i + 5);
+        const lowValue = low >= 48 && low <= 57 ? low - 48 : low >= 97 && low <= 102 ? low - 87 : -1;
+        if ((high !== 48 && high !== 49) || lowValue < 0) return false;
+        const code = (high - 48) * 16 + lowValue;
+        // \b \t \n \f \r have short forms, which JSON.stringify writes.
+        if (code === 8 || code === 9 || code === 10 || code === 12 || code === 13) return false;
+        i += 6;
+      } else {
+        return false;
+      }
+      length += 1;
+      utf8 += 1;
+    } else if (c < 0x80) {
+      i += 1;
+      length += 1;
+      utf8 += 1;
+    } else if (c < 0x800) {
+      i += 1;
+      length += 1;
+      utf8 += 2;
+    } else if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      i += 2;
+      length += 2;
+      utf8 += 4;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      return false;
+    } else {
+      i += 1;
+      length += 1;
+      utf8 += 3;
+    }
+  }
+  at = i + 1;
+  counted += (length > 64 ? utf8 : length) + 3;
+  return true;
+}
+
+/** One subtree found: where its text is, and the entity and field it is the value of. */
+interface Found {
+  start: number;
+  end: number;
+  bytes: number;
+  entity: number;
+  name: string;
+  field: RawField;
+}
+
+/**
+ * A subgraph's answer (`{"data":{"<list>":[{…},…]},…}`) parsed with the subtrees `raw` names kept
+ * as text (RawJson), each checked by `scanPassthrough`; a subtree that does not pass is parsed, and
+ * undefined (the caller parses the whole text, as before) when the text around them is not compact
+ * JSON in that form, or a name met twice where the scan walks. The rest of the text is checked
+ * here as JSON and parsed by JSON.parse with each kept subtree in place of a `0`.
+ */
+export function parseWithRawSubtrees(text: string, raw: RawSubtrees): Record<string, unknown> | undefined {
+  const found: Found[] = [];
+  at = 0;
+  try {
+    if (!answerObject(text, raw, found) || at !== text.length || found.length === 0) return undefined;
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+  let rest = '';
+  let from = 0;
+  for (const subtree of found) {
+    rest += `${text.slice(from, subtree.start)}0`;
+    from = subtree.end;
+  }
+  let body: { data: Record<string, Array<Record<string, unknown>>> };
+  try {
+    body = JSON.parse(rest + text.slice(from)) as typeof body;
+  } catch {
+    // Never for text the scan took (it is JSON); if it were, the whole text is parsed, as before.
+    return undefined;
+  }
+  const entities = body.data[raw.list]!;
+  for (const subtree of found) entities[subtree.entity]![subtree.name] = new RawJson(text.slice(subtree.start, subtree.end), subtree.bytes, subtree.field.shape);
+  return body;
+}
+
+/** The members of an object, `member` reading each value (its name given); false when not an object of compact JSON or a name comes twice. */
+function members(text: string, member: (name: string) => boolean): boolean {
+  if (text.charCodeAt(at) !== 123 /* { */) return false;
+  at++;
+  if (text.charCodeAt(at) === 125) {
+    at++;
+    return true;
+  }
+  const seen = new Set<string>();
+  for (;;) {
+    const start = at;
+    if (text.charCodeAt(at) !== QUOTE || !skipString(text)) return false;
+    const name = text.slice(start + 1, at - 1);
+    if (name.indexOf('\\') >= 0 || seen.has(name)) return false;
+    seen.add(name);
+    if (text.charCodeAt(at++) !== COLON || !member(name)) return false;
+    const next = text.charCodeAt(at++);
+    if (next === 125) return true;
+    if (next !== COMMA) return false;
+  }
+}
+
+function answerObject(text: string, raw: RawSubtrees, found: Found[]): boolean {
+  return members(text, (name) => (name === 'data' && text.charCodeAt(at) === 123 ? dataObject(text, raw, found) : skipValue(text)));
+}
+
+function dataObject(text: string, raw: RawSubtrees, found: Found[]): boolean {
+  return members(text, (name) => (name === raw.list && text.charCodeAt(at) === 91 ? entityList(text, raw, found) : skipValue(text)));
+}
+
+function entityList(text: string, raw: RawSubtrees, found: Found[]): boolean {
+  at++;
+  if (text.charCodeAt(at) === 93) {
+    at++;
+    return true;
+  }
+  for (let entity = 0; ; entity++) {
+    const ok =
+      text.charCodeAt(at) === 123
+        ? members(text, (name) => {
+            const field = raw.fields.get(name);
+            if (!field) return skipValue(text);
+            const start = at;
+            const scanned = scanPassthrough(text, start, field.shape, field.selections);
+            if (!scanned) {
+              at = start;
+              return skipValue(text);
+            }
+            found.push({ start, end: scanned.end, bytes: scanned.bytes, entity, name, field });
+            at = scanned.end;
+            return true;
+          })
+        : skipValue(text);
+    if (!ok) return false;
+    const next = text.charCodeAt(at++);
+    if (next === 93) return true;
+    if (next !== COMMA) return false;
+  }
+}
+
+/** Any JSON value without whitespace, checked by JSON's grammar (the text around kept subtrees must be JSON for the parse to mean what the scan saw). */
+function skipValue(text: string): boolean {
+  const c = text.charCodeAt(at);
+  if (c === QUOTE) return skipString(text);
+  if (c === 123) return members(text, () => skipValue(text));
+  if (c === 91) {
+    at++;
+    if (text.charCodeAt(at) === 93) {
+      at++;
+      return true;
+    }
+    for (;;) {
+      if (!skipValue(text)) return false;
+      const next = text.charCodeAt(at++);
+      if (next === 93) return true;
+      if (next !== COMMA) return false;
+    }
+  }
+  for (const literal of ['true', 'false', 'null']) {
+    if (text.startsWith(literal, at)) {
+      at += literal.length;
+      return true;
+    }
+  }
+  const number = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+  number.lastIndex = at;
+  if (!number.test(text)) return false;
+  at = number.lastIndex;
+  return true;
+}
+
+/** A string by JSON's grammar (any escape JSON allows), the scan after its closing quote. */
+function skipString(text: string): boolean {
+  let i = at + 1;
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) break;
+    if (c < 0x20 || Number.isNaN(c)) return false;
+    if (c === BACKSLASH) {
+      const escaped = text.charCodeAt(i + 1);
+      if (escaped === 117) {
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return false;
+        i += 6;
+      } else if (escaped === QUOTE || escaped === BACKSLASH || escaped === 47 || escaped === 98 || escaped === 102 || escaped === 110 || escaped === 114 || escaped === 116) {
+        i += 2;
+      } else {
+        return false;
+      }
+    } else {
+      i += 1;
+    }
+  }
+  at = i + 1;
+  return true;
+}
