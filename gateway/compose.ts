@@ -24,9 +24,19 @@ export interface SubgraphSdl {
   sdl: string;
 }
 
-/** The SDL of every subgraph, built from the code (never from hand-edited files). */
-export function subgraphSdls(): Promise<SubgraphSdl[]> {
-  return Promise.all(SUBGRAPH_NAMES.map(async (name) => ({ name, sdl: printSubgraphSchema(await subgraphSchemaForComposition(name)) })));
+let built: Promise<SubgraphSdl[]> | undefined;
+
+/**
+ * The SDL of every subgraph, built from the code (never from hand-edited files): once per process,
+ * the code being what it is while it runs (a check or a publish asks for it up to three times, a
+ * test process running the commands in turn many more); each caller gets its own array.
+ */
+export async function subgraphSdls(): Promise<SubgraphSdl[]> {
+  built ??= Promise.all(SUBGRAPH_NAMES.map(async (name) => ({ name, sdl: printSubgraphSchema(await subgraphSchemaForComposition(name)) }))).catch((error: unknown) => {
+    built = undefined;
+    throw error;
+  });
+  return (await built).map((subgraph) => ({ ...subgraph }));
 }
 
 /** Composes the subgraph schemas built from the code. */

@@ -5,7 +5,7 @@ import { DEFAULT_DATABASE_URL } from '../database/location.js';
 import { type SchemaCheckReport, changeLines, clientUse } from './schema-check.js';
 import { givenSubgraph, readSdlFile } from './schema-check/given-subgraphs.js';
 import { reasonOf, versionName, withRegistry } from './schema-check/registry-base.js';
-import { STANDARD_OUTPUT } from './command-output.js';
+import { type CommandOutput, STANDARD_OUTPUT } from './command-output.js';
 import { printCannotRun, printReport } from './schema-check/report-output.js';
 import { CannotRun } from './schema-check/sources.js';
 import { type PublishOptions, parsePublishOptions, publishUsage } from './schema-publish/cli-options.js';
@@ -86,19 +86,19 @@ function osUser(): string {
 }
 
 /** What the outcome says, and its exit code. */
-async function printOutcome(outcome: PublishOutcome, env: NodeJS.ProcessEnv): Promise<0 | 1> {
+async function printOutcome(outcome: PublishOutcome, env: NodeJS.ProcessEnv, output: CommandOutput): Promise<0 | 1> {
   if (outcome.outcome === 'unchanged') {
-    console.log(`schema:publish: unchanged: the supergraph and routing URLs are those of ${versionName(outcome.version)}; nothing written`);
+    output.out(`schema:publish: unchanged: the supergraph and routing URLs are those of ${versionName(outcome.version)}; nothing written`);
     return 0;
   }
   const { report, previous } = outcome;
-  if (outcome.outcome === 'refused' || outcome.version.forcedReason !== null) await printReport(report, 1, 'text', env);
+  if (outcome.outcome === 'refused' || outcome.version.forcedReason !== null) await printReport(report, 1, 'text', env, output);
   if (report.documentErrorsInBaseline.length > 0) {
-    console.log(`schema:publish: warning: ${report.documentErrorsInBaseline.length} known documents do not validate, as against ${report.baseline} (a forced version): not this publish's doing`);
+    output.out(`schema:publish: warning: ${report.documentErrorsInBaseline.length} known documents do not validate, as against ${report.baseline} (a forced version): not this publish's doing`);
   }
-  if (!previous) console.log(`schema:publish: the registry is empty: the other subgraphs are this repository's code, the baseline gateway/supergraph.graphql`);
+  if (!previous) output.out(`schema:publish: the registry is empty: the other subgraphs are this repository's code, the baseline gateway/supergraph.graphql`);
   if (outcome.outcome === 'refused') {
-    console.log(
+    output.out(
       report.supergraphSdl === null
         ? 'schema:publish: refused: the subgraphs do not compose; nothing written (--force cannot publish what does not compose)'
         : 'schema:publish: refused: nothing written (--force REASON publishes anyway)',
@@ -108,8 +108,8 @@ async function printOutcome(outcome: PublishOutcome, env: NodeJS.ProcessEnv): Pr
   const { version } = outcome;
   const what = version.rollbackOf === null ? ` of ${version.subgraph}` : `, a rollback to version ${version.rollbackOf},`;
   const forced = version.forcedReason === null ? '' : `, FORCED past the refusal above: ${version.forcedReason}`;
-  console.log(`schema:publish: published version ${version.id} (${version.supergraphHash})${what} against ${report.baseline}${forced}: ${changeCount(report)}`);
-  if (version.forcedReason === null) for (const change of report.changes.filter((c) => c.verdict !== 'safe')) for (const line of changeLines(change)) console.log(line);
+  output.out(`schema:publish: published version ${version.id} (${version.supergraphHash})${what} against ${report.baseline}${forced}: ${changeCount(report)}`);
+  if (version.forcedReason === null) for (const change of report.changes.filter((c) => c.verdict !== 'safe')) for (const line of changeLines(change)) output.out(line);
   return 0;
 }
 
@@ -118,21 +118,28 @@ function changeCount(report: SchemaCheckReport): string {
   return `${report.changes.length} API changes (${count('breaking')} breaking, ${count('unused')} breaking but unused, ${count('allowed')} allow-listed, ${count('dangerous')} dangerous)`;
 }
 
-async function main(): Promise<void> {
+/**
+ * `npm run schema:publish` with its arguments and environment, writing to `output`: its exit code.
+ * The command is this and nothing more, so a test may run it in its own process.
+ */
+export async function runSchemaPublish(args: string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<0 | 1 | 2> {
   try {
-    const values = parsePublishOptions(process.argv.slice(2));
-    if (values.help) return console.log(publishUsage());
-    const request = await requestOf(values, process.env);
-    const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+    const values = parsePublishOptions(args);
+    if (values.help) {
+      output.out(publishUsage());
+      return 0;
+    }
+    const request = await requestOf(values, env);
+    const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
     const outcome = await withRegistry(databaseUrl, async (versions) => {
-      const clients = await clientUse(values, databaseUrl);
+      const clients = await clientUse(values, databaseUrl, env);
       return request.kind === 'rollback' ? rollbackTo(versions, request, clients) : publishSubgraph(versions, request, clients);
     });
-    process.exitCode = await printOutcome(outcome, process.env);
+    return await printOutcome(outcome, env, output);
   } catch (error) {
-    process.exitCode = 2;
-    await printCannotRun(`schema:publish could not run: ${reasonOf(error)}`, 'text', process.env, STANDARD_OUTPUT, 'schema:publish');
+    await printCannotRun(`schema:publish could not run: ${reasonOf(error)}`, 'text', env, output, 'schema:publish');
+    return 2;
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = await runSchemaPublish(process.argv.slice(2), process.env, STANDARD_OUTPUT);

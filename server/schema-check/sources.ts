@@ -154,7 +154,9 @@ async function fetchBody<T>({ option, url, authorization, timeoutMs }: GatewayRe
   const failed = (cause: string) => new CannotRun(`${option} ${url.href}: ${cause}`);
   let response: Response;
   try {
-    response = await fetch(url, { headers: authorization ? { authorization } : {}, signal: AbortSignal.timeout(timeoutMs) });
+    // Each connection closed after its answer, as the command's process ending closes it: run in a longer-lived process
+    // (a test's), a kept-alive one would wait in the shared pool and could be taken after the gateway closed it.
+    response = await fetch(url, { headers: { connection: 'close', ...(authorization ? { authorization } : {}) }, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     throw failed(fetchFailure(error, timeoutMs));
   }

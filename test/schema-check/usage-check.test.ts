@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { type DocumentNode, Kind, parse, print, visit } from 'graphql';
 import { subgraphSdls } from '../../gateway/compose.js';
 import { projectPath } from '../../kernel/project.js';
+import { commandLine, inProcess } from '../support/commands.js';
 import { NO_AUTH } from '../support/system.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { type TestDatabase, createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
@@ -15,6 +15,9 @@ import { type TestDatabase, createDatabase, postgresReachable } from '../subgrap
  * named clients, usage written by the gateway's workers to PostgreSQL (SQLite when absent), then
  * the real `schema:check` command with a subgraph's proposed SDL (`--subgraph`), the running
  * gateway as its baseline and usage source (`--baseline-url`, `--usage-url`) or an exported file.
+ * The command is its `runSchemaCheck` in this process (test/support/commands.ts), with the
+ * arguments and environment the command line gives it; the first check runs as the npm script
+ * does, for the exit code and output as a user sees them against a running gateway.
  */
 const SAMPLE = pathToFileURL(projectPath('examples', 'models', 're-indicators-specification', '0.0.4')).href;
 const EXAMPLE_ENV = {
@@ -23,26 +26,12 @@ const EXAMPLE_ENV = {
   ARTIFACT_BASE_URL_TEMPLATE: SAMPLE.replace('0.0.4', '{version}'),
   BACKGROUND_PROJECT_DIR: projectPath('examples', 'brightway-project'),
 };
-const CHECK = projectPath('dist', 'server', 'schema-check.js');
 
 let server: ServerProcess;
 let database: TestDatabase;
 let dir: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function schemaCheck(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'GITHUB_BASE_REF'].includes(k)));
-    execFile(process.execPath, [CHECK, ...args], { cwd: projectPath(), env: { ...clean, ...env } as NodeJS.ProcessEnv, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
+const schemaCheck = (args: string[], env: Record<string, string> = {}) => inProcess('schema-check', args, env);
 
 async function send(client: string, version: string, query: string): Promise<void> {
   const response = await fetch(`${server.url('gateway')}/graphql`, {
@@ -110,7 +99,7 @@ const fromGateway = () => ['--baseline-url', server.url('gateway'), '--usage-url
 
 describe('schema:check with the usage of a running gateway', () => {
   test('removing a field only one client used fails, naming the client and the operation', async () => {
-    const { code, stdout } = await schemaCheck(['--subgraph', await withoutField('Record.updatedAt'), ...fromGateway()]);
+    const { code, stdout } = await commandLine('schema-check', ['--subgraph', await withoutField('Record.updatedAt'), ...fromGateway()]);
     expect(code).toBe(1);
     expect(stdout).toContain('  BREAKING FIELD_REMOVED Record.updatedAt');
     expect(stdout).toMatch(/ {4}operation RecordDates [0-9a-f]{12}: 3 requests \(passport-app 2\.1\.0: 3\)/);

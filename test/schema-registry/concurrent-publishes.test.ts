@@ -2,7 +2,7 @@ import { DEFAULT_DATABASE_LIMITS } from '../../database/limits.js';
 import { openRegistry } from '../../gateway/schema-registry/open-registry.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 import { type TestDatabase, createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
-import { GREETINGS_SDL, run, sdlFolder } from './support.js';
+import { GREETINGS_SDL, runCommandLine, sdlFolder } from './support.js';
 
 /**
  * Issue 38, item 1: two teams publish at once to one PostgreSQL registry, two `npm run
@@ -23,7 +23,7 @@ const FAREWELLS_SDL = GREETINGS_SDL.replace('greeting(name: String!): String!', 
 
   test('both land, one after the other, the second composed with the first', async () => {
     const publish = (name: string, sdl: string) =>
-      run('schema-publish', ['--subgraph', `${name}=${files.write(`${name}.graphql`, sdl)}`, '--url', `http://${name}.internal/graphql`], { DATABASE_URL: database.url });
+      runCommandLine('schema-publish', ['--subgraph', `${name}=${files.write(`${name}.graphql`, sdl)}`, '--url', `http://${name}.internal/graphql`], { DATABASE_URL: database.url });
     const outcomes = await Promise.all([publish('greetings', GREETINGS_SDL), publish('farewells', FAREWELLS_SDL)]);
     expect(outcomes.map((o) => ({ code: o.code, stderr: o.stderr }))).toEqual([
       { code: 0, stderr: '' },

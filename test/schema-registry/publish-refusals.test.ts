@@ -5,7 +5,7 @@ import { MAX_SDL_BYTES } from '../../server/schema-check/given-subgraphs.js';
 import { publishSubgraph } from '../../server/schema-publish/publish.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
 import { type TestDatabase, createDatabase } from '../subgraphs/models/store/support.js';
-import { GREETINGS_SDL, type Run, printedSdl, run, sdlFolder, versionRows, withoutLabel } from './support.js';
+import { GREETINGS_SDL, type Run, printedSdl, run, runCommandLine, sdlFolder, versionRows, withoutLabel } from './support.js';
 
 /**
  * Issue 38, items 1 and 4: what a publish refuses, and what a careless or hostile command line gets,
@@ -13,11 +13,15 @@ import { GREETINGS_SDL, type Run, printedSdl, run, sdlFolder, versionRows, witho
  * a REST route depends on (exit 1, the route named, nothing written), subgraphs that do not compose
  * (refused even with --force), the same supergraph again (unchanged), schema:check --registry, and
  * inputs that cannot run (exit 2, the cause named, no credential repeated, nothing written).
+ * The commands run in this process (`run`), but for two as the npm script runs them: the refusal
+ * (exit 1 as a user sees it) and the registry that cannot be reached (exit 2, the process ending
+ * with nothing open).
  */
 let database: TestDatabase;
 const files = sdlFolder();
 let modelsSdl: string;
 const publish = (args: string[], env: Record<string, string> = {}) => run('schema-publish', args, { DATABASE_URL: database.url, ...env });
+const publishCommand = (args: string[], env: Record<string, string> = {}) => runCommandLine('schema-publish', args, { DATABASE_URL: database.url, ...env });
 const rows = () => versionRows('sqlite', database.url);
 
 beforeAll(async () => {
@@ -46,7 +50,7 @@ test('publishSubgraph, called from code: the first version, the code subgraphs w
 
 test('a field a REST route uses, removed: exit 1, the report of schema:check naming the route, nothing written', async () => {
   const file = files.write('no-label.graphql', withoutLabel(modelsSdl));
-  const { code, stdout, stderr } = await publish(['--subgraph', `models=${file}`], { GITHUB_ACTIONS: 'true' });
+  const { code, stdout, stderr } = await publishCommand(['--subgraph', `models=${file}`], { GITHUB_ACTIONS: 'true' });
   expect({ code, stderr }).toEqual({ code: 1, stderr: '' });
   expect(stdout).toContain('API changes against the baseline (registry version 1 (');
   expect(stdout).toContain('  BREAKING FIELD_REMOVED ModelVersion.label');
@@ -137,7 +141,7 @@ describe('what cannot run: exit 2, the cause named, nothing written', () => {
       publish(['--rollback-to', '99999999999']),
       publish(['--rollback-to=-1']),
       publish(['--rollback-to', '1e3']),
-      publish(['--subgraph', 'models'], { DATABASE_URL: 'postgresql://publisher:hunter2@127.0.0.1:1/registry' }),
+      publishCommand(['--subgraph', 'models'], { DATABASE_URL: 'postgresql://publisher:hunter2@127.0.0.1:1/registry' }),
     ]);
     cannotRun(unknown, '--rollback-to 42: the registry has no version 42');
     for (const refused of [huge, negative, text]) cannotRun(refused, '--rollback-to must be a version id, a whole number from 1 to 999999999');

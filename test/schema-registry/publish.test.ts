@@ -1,16 +1,18 @@
 import { miniModelHost } from '../support/mini-model.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
-import { NO_AUTH, STORES, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, STORES, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { type Backend, type TestDatabase, createDatabase } from '../subgraphs/models/store/support.js';
 import { GREETINGS_SDL, printedSdl, run, sdlFolder, versionRows, withoutLabel } from './support.js';
 
 /**
  * Issue 38, items 1 and 2: a team publishes to the schema registry in the records database, on
- * SQLite and on PostgreSQL, as `npm run schema:publish` runs, one database per store shared by the
- * steps in their natural order: the first publish (a subgraph from the code, the others from the
- * code too, said so), a breaking change a REST route uses forced past its refusal with a reason, a
- * subgraph of another repository with its file and routing URL, a rollback to the first version;
- * then the gateway, started on that database as `npm run serve` starts, lists and returns them.
+ * SQLite and on PostgreSQL, as `npm run schema:publish` runs (its `runSchemaPublish` in this
+ * process: publish-refusals.test.ts and concurrent-publishes.test.ts run the command line), one
+ * database per store shared by the steps in their natural order: the first publish (a subgraph from
+ * the code, the others from the code too, said so), a breaking change a REST route uses forced past
+ * its refusal with a reason, a subgraph of another repository with its file and routing URL, a
+ * rollback to the first version; then the gateway, started on that database in this process (the
+ * versions' paths are a door: versions-endpoint.test.ts), lists and returns them.
  */
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const REASON = 'GET /models moves to the label-less v2 contract, agreed with every client';
@@ -70,7 +72,7 @@ describe.each(STORES)('publish, versions and rollback on %s', (backend: Backend)
     let sut: TestSystem;
     beforeAll(async () => {
       const mini = await miniModelHost();
-      sut = await startTestSystem({ ...NO_AUTH, ...mini.env, DATABASE_URL: database.url });
+      sut = await startInProcessSystem({ ...NO_AUTH, ...mini.env, DATABASE_URL: database.url });
     });
 
     test('GET /admin/supergraph/versions: newest first, each with its changelog, a page at a time', async () => {

@@ -1,32 +1,26 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { projectPath } from '../../kernel/project.js';
 import { stopAtScopeEnd } from '../support/cleanup.js';
+import { type Run, type Script, commandLine, inProcess } from '../support/commands.js';
 import { type Backend, onDatabase } from '../subgraphs/models/store/support.js';
 
 /**
- * The registry's commands as the npm scripts run them on this tree's own build (`npm test` builds
- * first), and what a test reads of the registry's table.
+ * The registry's commands, and what a test reads of the registry's table. `run` is the command's
+ * `run…` function in this jest process (test/support/commands.ts: what the command line does, with
+ * the arguments and environment given); `runCommandLine` the command as the npm script runs it on
+ * this tree's own build (`npm test` builds first), where the exit code as a user sees it, or two
+ * processes at once, is what a test is about.
  */
 
-export interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
+export type { Run };
+
+export function run(script: Script, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return inProcess(script, args, env);
 }
 
-/** What the commands read from the environment: only what the test gives. */
-const READ_FROM_ENV = ['DATABASE_URL', 'GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'GITHUB_BASE_REF', 'GITHUB_SHA', 'SCHEMA_CHECK_TOKEN', 'SCHEMA_PUBLISH_AUTHOR'];
-
-export function run(script: 'schema-publish' | 'schema-check' | 'schema-print', args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !READ_FROM_ENV.includes(k)));
-  return new Promise((resolve) => {
-    execFile(process.execPath, [projectPath('dist', 'server', `${script}.js`), ...args], { cwd: projectPath(), env: { ...inherited, ...env }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
+export function runCommandLine(script: Script, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return commandLine(script, args, env);
 }
 
 /** A folder of the test's own for SDL files, removed when the scope that made it ends. */

@@ -5,16 +5,17 @@ import type { NewSupergraphVersion } from '../../gateway/schema-registry/supergr
 import { stopAtScopeEnd } from '../support/cleanup.js';
 import { JwksServer } from '../support/jwks-server.js';
 import { miniModelHost } from '../support/mini-model.js';
-import { type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { type TestDatabase, createDatabase } from '../subgraphs/models/store/support.js';
 import { bearer } from '../subgraphs/models/records/support.js';
 
 /**
  * Issue 38, item 2: the versions paths of the gateway port against careless and hostile callers.
  * The registry holds 36 versions written through its store: first 5 whose changelog is some 100 KB,
- * then one whose supergraph is larger than an answer may be, then 30 small ones. The system runs as
- * `npm run serve` does with JWT authentication; REQUEST_MAX_RESPONSE_BYTES is 256 KiB, as what
- * the pages are bounded by is what this file tests.
+ * then one whose supergraph is larger than an answer may be, then 30 small ones. The paths are a
+ * door of the gateway, whatever the process layout: the system runs in this jest process
+ * (`startInProcessSystem`, one process as one worker is) with JWT authentication;
+ * REQUEST_MAX_RESPONSE_BYTES is 256 KiB, as what the pages are bounded by is what this file tests.
  */
 const ANSWER_BYTES = 256 * 1024;
 const LARGE_CHANGELOG = 5;
@@ -54,7 +55,7 @@ beforeAll(async () => {
   await registry.close();
   idp = await JwksServer.start();
   const mini = await miniModelHost();
-  sut = await startTestSystem({ ...mini.env, ...idp.authEnv(), DATABASE_URL: database.url, REQUEST_MAX_RESPONSE_BYTES: String(ANSWER_BYTES) });
+  sut = await startInProcessSystem({ ...mini.env, ...idp.authEnv(), DATABASE_URL: database.url, REQUEST_MAX_RESPONSE_BYTES: String(ANSWER_BYTES) });
   auditor = bearer(await idp.sign({ sub: 'ci', scope: 'admin.usage' }));
 });
 
@@ -118,7 +119,7 @@ test('many at once: sixty pages of 100 (cut by bytes at the large changelogs) an
 });
 
 test('a gateway that opens no records database (USAGE_REPORTING=false): 404 NOT_FOUND, as /admin/usage answers', async () => {
-  const gateway = await startTestSystem({
+  const gateway = await startInProcessSystem({
     ...idp.authEnv(),
     PROCESS_ROLE: 'gateway',
     GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret',
