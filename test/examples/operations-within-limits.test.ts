@@ -13,8 +13,7 @@ import { NO_AUTH, call } from '../support/system.js';
 /**
  * Issue 24: every operation of the frontend kit (examples/frontend/operations) and every runnable
  * example of docs/GRAPH.md runs within the default limits on the published 0.0.4 model, read in place
- * from ../shared/data, behind the built server as `npm run serve` starts it (WORKERS=2, the deployed
- * count here: test/support/server-process.ts still forces 1 otherwise). "Every version with its
+ * from ../shared/data, behind the built server as `npm run serve` starts it (one worker per CPU). "Every version with its
  * questionnaire", refused before at a cost of 111,110, among them.
  */
 const SHARED = ['re-indicators-specification/0.0.4', 're-indicators-calculation/compute-request-recycle-battery.json'];
@@ -45,7 +44,6 @@ describeShared("the kit's and GRAPH.md's operations on the published 0.0.4 model
       REGISTRY_ALLOW_FILE_URLS: 'true',
       ARTIFACT_BASE_URL_TEMPLATE: `${pathToFileURL(sharedPath('re-indicators-specification')).href}/{version}/`,
       DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
-      WORKERS: '2',
     });
   }, 120_000);
 

@@ -13,8 +13,7 @@ import { type Answer, call } from '../support/system.js';
  * Issue 24, "Every request within a budget": the red team's documents against the built server as
  * `npm run serve` starts it (jwt_jwks, every default limit, GRAPHQL_MAX_COST 50,000). Each is refused
  * before anything runs, 400 QUERY_TOO_COMPLEX, its message naming the setting and the costliest
- * path. WORKERS=2, the deployed count on this machine's 2 CPUs: test/support/server-process.ts
- * still forces 1 otherwise.
+ * path.
  */
 let idp: JwksServer;
 let token: string;
@@ -40,7 +39,7 @@ async function expectRefusedByCost(answer: Answer, path: string): Promise<void> 
 describe('at the gateway (/graphql)', () => {
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), DATABASE_URL: `file:${path.join(dir, 'records.db')}`, WORKERS: '2' });
+    server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), DATABASE_URL: `file:${path.join(dir, 'records.db')}` });
   });
   const graphql = (body: unknown) => call(server.url('gateway'), 'POST', '/graphql', { body, headers: bearer(token) });
 
@@ -116,7 +115,6 @@ describe('at a subgraph port called directly (PROCESS_ROLE=subgraph)', () => {
       SUBGRAPH: 'models',
       SUBGRAPH_PORT: '0',
       GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret',
-      WORKERS: '2',
     });
   });
   const direct = (body: unknown) => call(models.url('subgraph:models'), 'POST', '/graphql', { body, headers: bearer(token) });

@@ -12,8 +12,8 @@ import { type Backend, type TestDatabase, createDatabase, postgresReachable } fr
  * list twice: 2^40 steps), deaf to SIGTERM; two of them took a replica down. Now literals are
  * bounded with the document's other limits, before validation or any federation code: 400
  * LITERAL_TOO_DEEP in milliseconds, at the edge and on a subgraph port, through each field that
- * takes a free-form JSON value. The system runs as `npm run serve` runs it (the built server, two
- * workers: spawnServer still forces WORKERS=1, so it is passed here; the machine has two CPUs).
+ * takes a free-form JSON value. The system runs as `npm run serve` runs it (the built server, one
+ * worker per CPU).
  */
 const backends: Backend[] = (await postgresReachable()) ? ['sqlite', 'postgresql'] : ['sqlite'];
 const SECRET = 'hostile-literals-gateway-secret';
@@ -71,7 +71,7 @@ describe.each(backends)('the whole system (npm run serve, jwt_jwks, %s)', (backe
 
   beforeAll(async () => {
     database = await createDatabase(backend);
-    server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), DATABASE_URL: database.url, WORKERS: '2' });
+    server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), DATABASE_URL: database.url });
     rssBefore = await rssMb(server.pid);
   });
   afterAll(async () => {
