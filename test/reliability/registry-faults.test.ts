@@ -5,7 +5,7 @@ import { WorkerArtifactPreparer } from '../../subgraphs/models/adapters/artifact
 import type { ArtifactHost, HostedFile } from '../support/artifact-host.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
 import { eventually } from '../support/load-loop.js';
-import { NO_AUTH, type TestSystem, call, startInProcessSystem, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, callOnNewConnection, startInProcessSystem, startTestSystem } from '../support/system.js';
 
 /**
  * Issue 8, faults: the artifact host turns slow (past REGISTRY_FETCH_TIMEOUT_MS), fails or serves a
@@ -104,7 +104,9 @@ describe('the artifact preparation thread', () => {
   const env = () => ({ ...NO_AUTH, ...mini.env, REGISTRY_FETCH_TIMEOUT_MS: undefined });
   const lines = (msg: string) => system.logs.filter((line) => line.msg?.startsWith(msg));
   const started = () => lines('registry: artifact preparation thread started');
-  const refreshOn = () => call(system.url('core'), 'POST', '/admin/registry/refresh');
+  // Each on a connection of its own: a worker the thread's memory took past WORKER_MAX_RSS_MB is
+  // replaced and drains, closing the idle keep-alive connection a pooled call would reuse.
+  const refreshOn = () => callOnNewConnection(system.url('core'), 'POST', '/admin/registry/refresh');
 
   beforeAll(async () => {
     mini = await miniModelHost();
@@ -140,7 +142,7 @@ describe('the artifact preparation thread', () => {
     expect(report.json.errors).toEqual(['schema', 'shacl', 'owl'].map((artifact) => ({ model: 'mini', version: '1.0', artifact, message: outOfMemory })));
     const failedIn = () => new Set(lines('registry: artifact preparation thread failed').map((line) => line.pid)).size;
     expect(await eventually(() => failedIn() === workers)).toBe(true);
-    const validated = await call(system.url('core'), 'POST', '/models/mini/versions/1.0:validate', { body: { payload: VALID_WIDGET } });
+    const validated = await callOnNewConnection(system.url('core'), 'POST', '/models/mini/versions/1.0:validate', { body: { payload: VALID_WIDGET } });
     expect(validated.json.passed).toBe(true);
 
     mini.host.serve('/mini/1.0/shacl.ttl', miniArtifact('shacl.ttl'));
