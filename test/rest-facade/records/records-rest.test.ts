@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../../support/artifact-host.js';
 import { openApiProblems } from '../../support/openapi.js';
-import { NO_AUTH, type TestSystem, call, startInProcessSystem, STORES } from '../../support/system.js';
+import { NO_AUTH, type TestSystem, call, callOnNewConnection, startInProcessSystem, STORES } from '../../support/system.js';
 import { MINI, coreCreate, coreQuery, expectError, ids, recordsModelHost, recordsQuery, recordsStore, widget } from '../../subgraphs/models/records/support.js';
 
 /** The core's `:create`/`:query` and the records backend through real HTTP, one process, SQLite. */
@@ -245,7 +245,17 @@ describe.each(STORES)('on %s', (store) => {
       const number = (i: number) => String(i).padStart(4, '0');
       for (let start = 0; start < count; start += 50) {
         const batch = Array.from({ length: Math.min(50, count - start) }, (_, j) => start + j);
-        const stored = await Promise.all(batch.map((i) => recordsStore(records, { id: `off-${marker}-${number(i)}`, model: 'mini', version: '1.0', payload: { marker, n: i } }, key())));
+        // Each on a connection of its own: the system shares the jest process's event loop with this
+        // client, and a store's work there can hold a kept-alive connection past the server's idle
+        // timeout just as the next batch reuses it ("other side closed", seen once in CI).
+        const stored = await Promise.all(
+          batch.map((i) =>
+            callOnNewConnection(records, 'POST', '/records', {
+              body: { id: `off-${marker}-${number(i)}`, model: 'mini', version: '1.0', payload: { marker, n: i } },
+              headers: { 'idempotency-key': key() },
+            }),
+          ),
+        );
         expect(stored.map((answer) => answer.status)).toEqual(batch.map(() => 200));
       }
       const mine = { field: 'payload.marker', op: 'eq', value: marker };
