@@ -1,6 +1,6 @@
 import { isEnumType } from 'graphql';
 import { RawJson } from '../../kernel/raw-json.js';
-import { type FieldSelection, type RawField, type Selection, type ValueShape, isPlain } from './result-shaping.js';
+import { type FieldSelection, INTEGER, type RawField, type Selection, type ValueShape, isPlain } from './result-shaping.js';
 
 /**
  * Subtrees of a subgraph's answer passed through to the client's answer as the subgraph's own JSON
@@ -166,8 +166,6 @@ function scanNumber(text: string, integer: boolean): boolean {
   if (String(value) !== token) return false;
   return !integer || INTEGER.test(token);
 }
-
-const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
 
 /**
  * A string as JSON.stringify writes it: `"`, `\` and the control characters escaped (short forms
@@ -355,12 +353,14 @@ function skipValue(text: string): boolean {
       return true;
     }
   }
-  const number = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-  number.lastIndex = at;
-  if (!number.test(text)) return false;
-  at = number.lastIndex;
+  JSON_NUMBER.lastIndex = at;
+  if (!JSON_NUMBER.test(text)) return false;
+  at = JSON_NUMBER.lastIndex;
   return true;
 }
+
+/** A number by JSON's grammar, matched where the scan is (sticky: `lastIndex` set before each test). */
+const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
 /** A string by JSON's grammar (any escape JSON allows), the scan after its closing quote. */
 function skipString(text: string): boolean {

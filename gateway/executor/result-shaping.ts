@@ -404,7 +404,8 @@ function typeConditionApplies(schema: GraphQLSchema, typeCondition: GraphQLCompo
   return isAbstractType(typeCondition) && (isObjectType(type) || 'getInterfaces' in type) && schema.isSubType(typeCondition, type as never);
 }
 
-const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
+/** An integer as JSON and JavaScript write one (passthrough.ts checks number tokens with it too). */
+export const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
 
 function leafKind(type: GraphQLOutputType): LeafKind {
   if (isEnumType(type)) return 'enum';
