@@ -161,10 +161,39 @@ function scanNumber(text: string, integer: boolean): boolean {
     // No leading zero, and no -0 (JSON.stringify writes 0): `0` is the one integer that starts with one.
     return text.charCodeAt(start + negative) !== 48 || (digits === 1 && !negative);
   }
+  // Most of a questionnaire's numbers are short fractions (weights, scores): checked by their digits too.
+  if (!integer && shortDecimal(text, start + negative, end)) return true;
   const token = text.slice(start, end);
   const value = Number(token);
   if (String(value) !== token) return false;
   return !integer || INTEGER.test(token);
+}
+
+/**
+ * Whether `text` from `from` to `end` is a decimal fraction that `String(Number(it))` writes back as
+ * it is: `0` or digits with no leading zero, a point, digits not ending in `0`; at most 15
+ * significant digits (a double tells every such decimal apart, so the shortest digits that give the
+ * double back are these); at most five zeros after `0.` (from 1e-7 down String() writes an exponent).
+ * False says only "not known here": the number is then checked by writing it again.
+ */
+function shortDecimal(text: string, from: number, end: number): boolean {
+  let i = from;
+  let significant = 0;
+  const belowOne = text.charCodeAt(i) === 48;
+  if (belowOne) i++;
+  else for (let c = text.charCodeAt(i); c >= 48 && c <= 57 && i < end; c = text.charCodeAt(++i)) significant++;
+  if ((!belowOne && significant === 0) || text.charCodeAt(i) !== 46 /* . */) return false;
+  const fraction = ++i;
+  if (belowOne) {
+    while (i < end && text.charCodeAt(i) === 48) i++;
+    if (i - fraction > 5) return false;
+  }
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+    significant++;
+  }
+  return end > fraction && text.charCodeAt(end - 1) !== 48 && significant > 0 && significant <= 15;
 }
 
 /**
@@ -246,7 +275,7 @@ export function parseWithRawSubtrees(text: string, raw: RawSubtrees): Record<str
   const found: Found[] = [];
   at = 0;
   try {
-    if (!answerObject(text, raw, found) || at !== text.length || found.length === 0) return undefined;
+    if (!answerObject(text, raw, found) || !onlyWhitespaceAfter(text) || found.length === 0) return undefined;
   } catch (error) {
     if (error instanceof RangeError) return undefined;
     throw error;
@@ -267,6 +296,15 @@ export function parseWithRawSubtrees(text: string, raw: RawSubtrees): Record<str
   const entities = body.data[raw.list]!;
   for (const subtree of found) entities[subtree.entity]![subtree.name] = new RawJson(text.slice(subtree.start, subtree.end), subtree.bytes, subtree.field.shape);
   return body;
+}
+
+/** Nothing but JSON's whitespace after the answer (a server may end its answer with a newline, as Apollo Server's do). */
+function onlyWhitespaceAfter(text: string): boolean {
+  for (let i = at; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return false;
+  }
+  return true;
 }
 
 /** The members of an object, `member` reading each value (its name given); false when not an object of compact JSON or a name comes twice. */

@@ -81,6 +81,13 @@ describe('scanPassthrough', () => {
     }
   });
 
+  test('numbers as JavaScript writes them', () => {
+    for (const weight of [0.1, -0.5, 0.000001, 1e-7, 123.456, 100.5, 0.30000000000000004, 123456789012.345, 1.7976931348623157e308, 5e-324, 2 ** 53 + 2, 1e21]) {
+      const value = { ...PART, weight };
+      expect(scanned(text(value))).toEqual({ end: text(value).length, bytes: jsonBytes(value) });
+    }
+  });
+
   const canonical = text(PART);
   test.each([
     ['whitespace', JSON.stringify(PART, null, 1)],
@@ -93,6 +100,10 @@ describe('scanPassthrough', () => {
     ['a lone surrogate as it is', canonical.replace('Dune', '\ud800')],
     ['-0', canonical.replace('"count":3', '"count":-0')],
     ['1.0', canonical.replace('"weight":0.25', '"weight":1.0')],
+    ['a fraction ending in 0', canonical.replace('"weight":0.25', '"weight":0.250')],
+    ['a fraction JavaScript writes with an exponent', canonical.replace('"weight":0.25', '"weight":0.0000001')],
+    ['a fraction with a leading zero', canonical.replace('"weight":0.25', '"weight":00.25')],
+    ['a fraction past what a double keeps', canonical.replace('"weight":0.25', '"weight":0.12345678901234567')],
     ['an exponent JavaScript does not write', canonical.replace('"weight":0.25', '"weight":25e-2')],
     ['a leading zero', canonical.replace('"count":3', '"count":03')],
     ['digits beyond a double', canonical.replace('"weight":0.25', '"weight":12345678901234567890')],
@@ -148,6 +159,7 @@ describe('scanPassthrough', () => {
     (t: string) => t.replace(/\\n/, '\\u000a'),
     (t: string) => t.replace('/', '\\/'),
     (t: string) => t.replace(/:0([,}\]])/, ':-0$1'),
+    (t: string) => t.replace(/:(-?\d+\.\d+)([,}\]])/, ':$10$2'),
   );
 
   test('property: it refuses, or the span is JSON.stringify(JSON.parse(span)), adoptable, counted as the budget counts it; and it takes every such text', () => {
