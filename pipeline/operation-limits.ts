@@ -1,7 +1,7 @@
 import type { OperationDefinitionNode } from 'graphql';
 import { DomainError, type ErrorCode } from '../kernel/errors.js';
 import { operationAliases } from './limits/aliases.js';
-import { operationCost } from './limits/cost.js';
+import { measuredCost } from './limits/cost.js';
 import { operationDepth } from './limits/depth.js';
 import type { MeasuredOperation } from './limits/measure.js';
 import { operationSelections } from './limits/selections.js';
@@ -23,14 +23,14 @@ interface Limit {
   code: ErrorCode;
   max: number;
   measure(operation: MeasuredOperation): Measured;
-  /** The measure reads the variables (list sizes): measured per request, not once per operation. */
-  readsVariables: boolean;
 }
 
 interface Measured {
   value: number;
   /** Where most of it lies (the cost's costliest path), named in the refusal. */
   path?: string[];
+  /** It took a variable's value (a list's size): measured again for each request, not kept for the operation. */
+  readsVariables?: boolean;
 }
 
 /**
@@ -40,23 +40,22 @@ interface Measured {
  * limit's own code (400), a message naming the setting that moves the limit and, for the cost, the
  * costliest path, and `details: {limit, actual}` (`path` too for the cost). Documents have passed
  * validation (no fragment cycles, known fields). Depth, aliases and selections are measured once per
- * operation (documents are cached, so the same node comes back); cost per request, since list sizes come from
- * the variables. A REST route runs a fixed document whose sizes its contract bounds (a records
+ * operation (documents are cached, so the same node comes back); cost too, unless a list's size comes from
+ * a variable: then per request. A REST route runs a fixed document whose sizes its contract bounds (a records
  * filter's `limit` is at most 1,000, refused by the domain with the contract's own 400 otherwise): it
  * is not measured, so that a REST client never meets a GraphQL limit's code.
  */
 export function operationLimits(limits: OperationLimitValues): RequestPlugin {
   const checks: Limit[] = [
-    { what: 'depth', setting: 'GRAPHQL_MAX_DEPTH', code: 'QUERY_TOO_DEEP', max: limits.maxDepth, measure: (o) => ({ value: operationDepth(o) }), readsVariables: false },
-    { what: 'alias count', setting: 'GRAPHQL_MAX_ALIASES', code: 'TOO_MANY_ALIASES', max: limits.maxAliases, measure: (o) => ({ value: operationAliases(o) }), readsVariables: false },
-    { what: 'cost', setting: 'GRAPHQL_MAX_COST', code: 'QUERY_TOO_COMPLEX', max: limits.maxCost, measure: measuredCost, readsVariables: true },
+    { what: 'depth', setting: 'GRAPHQL_MAX_DEPTH', code: 'QUERY_TOO_DEEP', max: limits.maxDepth, measure: (o) => ({ value: operationDepth(o) }) },
+    { what: 'alias count', setting: 'GRAPHQL_MAX_ALIASES', code: 'TOO_MANY_ALIASES', max: limits.maxAliases, measure: (o) => ({ value: operationAliases(o) }) },
+    { what: 'cost', setting: 'GRAPHQL_MAX_COST', code: 'QUERY_TOO_COMPLEX', max: limits.maxCost, measure: costOf },
     {
       what: 'selection count (fragments spread)',
       setting: 'GRAPHQL_MAX_SELECTIONS',
       code: 'TOO_MANY_SELECTIONS',
       max: limits.maxSelections,
       measure: (o) => ({ value: operationSelections(o) }),
-      readsVariables: false,
     },
   ];
   const measured = new WeakMap<OperationDefinitionNode, Measured[]>();
@@ -66,16 +65,21 @@ export function operationLimits(limits: OperationLimitValues): RequestPlugin {
       let known = measured.get(request.operation);
       if (!known) measured.set(request.operation, (known = []));
       checks.forEach((limit, index) => {
-        const { value, path } = limit.readsVariables ? limit.measure(request) : (known[index] ??= limit.measure(request));
+        let measure = known[index];
+        if (!measure) {
+          measure = limit.measure(request);
+          if (!measure.readsVariables) known[index] = measure;
+        }
+        const { value, path } = measure;
         if (value > limit.max) throw refusal(limit, value, path);
       });
     },
   };
 }
 
-function measuredCost(operation: MeasuredOperation): Measured {
-  const { cost, path } = operationCost(operation);
-  return { value: cost, path };
+function costOf(operation: MeasuredOperation): Measured {
+  const { cost, path, readsVariables } = measuredCost(operation);
+  return { value: cost, path, readsVariables };
 }
 
 function refusal(limit: Limit, value: number, path: string[] | undefined): DomainError {

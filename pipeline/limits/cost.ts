@@ -66,11 +66,24 @@ const NOTHING: OperationCost = { cost: 0, path: [] };
  * its `ids`, each what `node(id:)` costs. Meta-fields (`__typename`,
  * introspection) cost nothing: the gateway answers them without a subgraph.
  */
-export function operationCost({ operation, fragments, schema, variables }: MeasuredOperation): OperationCost {
+export function operationCost(operation: MeasuredOperation): OperationCost {
+  const { cost, path } = measuredCost(operation);
+  return { cost, path };
+}
+
+/**
+ * `operationCost`, and whether a size it took came from a variable: when none did, the cost is the
+ * operation's alone, the same for every request of it (pipeline/operation-limits.ts measures it once).
+ */
+export function measuredCost({ operation, fragments, schema, variables }: MeasuredOperation): OperationCost & { readsVariables: boolean } {
   const declared = demandDirectivesOf(schema);
   const defaults = new Map((operation.variableDefinitions ?? []).flatMap((d) => (d.defaultValue ? [[d.variable.name.value, valueFromASTUntyped(d.defaultValue)] as const] : [])));
-  const valueOf = (node: ValueNode): unknown =>
-    node.kind === Kind.VARIABLE ? (Object.hasOwn(variables, node.name.value) ? variables[node.name.value] : defaults.get(node.name.value)) : valueFromASTUntyped(node);
+  let readsVariables = false;
+  const valueOf = (node: ValueNode): unknown => {
+    if (node.kind !== Kind.VARIABLE) return valueFromASTUntyped(node);
+    readsVariables = true;
+    return Object.hasOwn(variables, node.name.value) ? variables[node.name.value] : defaults.get(node.name.value);
+  };
   const typeNamed = (name: string) => schema.getType(name) as GraphQLCompositeType;
 
   // A fragment is walked once per page it is spread under, so that fragments spreading each other
@@ -127,7 +140,7 @@ export function operationCost({ operation, fragments, schema, variables }: Measu
     const value = argument && valueOf(argument.value);
     return Array.isArray(value) ? value.length : 1;
   }
-  return selectionMeasure(operation.selectionSet, schema.getRootType(operation.operation)!, undefined);
+  return { ...selectionMeasure(operation.selectionSet, schema.getRootType(operation.operation)!, undefined), readsVariables };
 }
 
 /** The page a connection's `sizedFields` hold, when it declares any. */

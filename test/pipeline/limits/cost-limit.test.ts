@@ -1,4 +1,6 @@
 import { ENTITY_LOOKUP_WEIGHT, operationCost } from '../../../pipeline/limits/cost.js';
+import { operationLimits } from '../../../pipeline/operation-limits.js';
+import type { Exchange } from '../../../pipeline/pipeline.js';
 import { operationOf, refusalOf } from './limit-harness.js';
 
 const costOf = (query: string, variables: Record<string, unknown> = {}) => operationCost(operationOf(query, variables)).cost;
@@ -111,5 +113,13 @@ describe("operation cost (GRAPHQL_MAX_COST), from the schema's @cost and @listSi
 
   test('an operation within the limit runs', () => {
     expect(refusalOf({ maxCost: 100 }, '{ parts { maker { id } } }')).toBeUndefined();
+  });
+
+  test("a list's size from a variable is measured with each request's variables, the same operation accepted and then refused", () => {
+    const plugin = operationLimits({ maxDepth: Infinity, maxAliases: Infinity, maxCost: 100, maxSelections: Infinity });
+    const { operation, fragments, schema } = operationOf('query ($n: Int) { page(first: $n) { maker { id } } }');
+    const request = (n: number) => () => plugin.onOperation!({ operation, fragments, schema, variables: { n }, exchange: { protocol: 'graphql' } as Exchange });
+    expect(request(50)).not.toThrow();
+    expect(request(60)).toThrow(expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', details: { limit: 100, actual: 120, path: 'page.maker' } }));
   });
 });
