@@ -76,6 +76,13 @@ describe('logger redaction', () => {
     expect(out.lines()[0]?.msg).toBe('authentication failed for Bearer [Redacted]');
   });
 
+  test('a credential alone on its line, in any case, is masked too', () => {
+    const out = capture();
+    const logger = createLogger({ destination: out.stream });
+    logger.warn('the proxy refused basic dXNlcjpwYXNz');
+    expect(out.lines()[0]?.msg).toBe('the proxy refused basic [Redacted]');
+  });
+
   test('URLs in any field at any depth lose their user:password and query; the line stays JSON', () => {
     const out = capture();
     const logger = createLogger({ destination: out.stream });
