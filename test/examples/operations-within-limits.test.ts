@@ -1,19 +1,17 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Kind, type OperationDefinitionNode, parse, print } from 'graphql';
 import { projectPath } from '../../kernel/project.js';
-import { stopAtScopeEnd } from '../support/cleanup.js';
 import { graphMdExamples } from '../support/graph-examples.js';
-import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { sharedDataAvailable, sharedPath } from '../support/shared-data.js';
-import { NO_AUTH, call } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue 24: every operation of the frontend kit (examples/frontend/operations) and every runnable
  * example of docs/GRAPH.md runs within the default limits on the published 0.0.4 model, read in place
- * from ../shared/data, behind the built server as `npm run serve` starts it (one worker per CPU). "Every version with its
+ * from ../shared/data, with the settings `npm run serve` starts the system with (in the jest process:
+ * an operation's price does not depend on the process layout). "Every version with its
  * questionnaire", refused before at a cost of 111,110, among them.
  */
 const SHARED = ['re-indicators-specification/0.0.4', 're-indicators-calculation/compute-request-recycle-battery.json'];
@@ -28,22 +26,19 @@ const kitOperations = readdirSync(KIT)
   .flatMap((file) => parse(readFileSync(path.join(KIT, file), 'utf8')).definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [d as OperationDefinitionNode] : [])));
 
 describeShared("the kit's and GRAPH.md's operations on the published 0.0.4 model, under the default limits", () => {
-  let server: ServerProcess;
+  let sut: TestSystem;
   const payload = () => JSON.parse(readFileSync(sharedPath('re-indicators-calculation', 'compute-request-recycle-battery.json'), 'utf8')).payload;
-  const graphql = (query: string, variables: Record<string, unknown> = {}) => call(server.url('gateway'), 'POST', '/graphql', { body: { query, variables } });
+  const graphql = (query: string, variables: Record<string, unknown> = {}) => call(sut.url('gateway'), 'POST', '/graphql', { body: { query, variables } });
 
   beforeAll(async () => {
     const published = (name: string) => pathToFileURL(sharedPath('re-indicators-specification', '0.0.4', name)).href;
     // As in a deployment (test/subgraphs/indicators/published-artifacts-compute.test.ts): no root_class.
     const catalog = [{ ...MODEL, schema_url: published('schema.json'), shacl_url: published('shacl.ttl'), owl_url: published('model.ttl') }];
-    const dir = mkdtempSync(path.join(tmpdir(), 'cerise-kit-limits-'));
-    stopAtScopeEnd(() => rmSync(dir, { recursive: true, force: true }));
-    server = await spawnServer({
+    sut = await startInProcessSystem({
       ...NO_AUTH,
       REGISTRY_CATALOG_JSON: JSON.stringify(catalog),
       REGISTRY_ALLOW_FILE_URLS: 'true',
       ARTIFACT_BASE_URL_TEMPLATE: `${pathToFileURL(sharedPath('re-indicators-specification')).href}/{version}/`,
-      DATABASE_URL: `file:${path.join(dir, 'records.db')}`,
     });
   }, 120_000);
 

@@ -4,13 +4,14 @@ import path from 'node:path';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { eventually } from '../support/load-loop.js';
 import { miniArtifact, miniModelHost, VALID_WIDGET } from '../support/mini-model.js';
-import { NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue: artifact bodies had no size cap (a 300 MB stream took the process from 158 to 417 MB of
  * RSS). REGISTRY_ARTIFACT_MAX_BYTES caps every catalog and artifact body: a Content-Length over it
  * is refused before the body is read, and a body that passes it is dropped the moment it does, so
- * an endless body costs the cap, not the body. The artifact fails like any failed fetch.
+ * an endless body costs the cap, not the body. The artifact fails like any failed fetch. A fetch's
+ * cap does not depend on the process layout: the systems run in the jest process, their lines kept.
  */
 const MAX_BYTES = 65536;
 const CAP_MESSAGE = `is larger than REGISTRY_ARTIFACT_MAX_BYTES (${MAX_BYTES} bytes)`;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   host.serve('/big/1.0/schema.json', { stream: {} });
   host.serve('/big/1.0/shacl.ttl', { stream: { contentLength: 2 ** 30 } });
   host.serve('/catalog.json', JSON.stringify([...miniEntries, { model: 'big', version: '1.0', base_url: `${host.url}/big/1.0/` }]));
-  sut = await startTestSystem({ ...NO_AUTH, ...mini.env, REGISTRY_ARTIFACT_MAX_BYTES: String(MAX_BYTES) });
+  sut = await startInProcessSystem({ ...NO_AUTH, ...mini.env, REGISTRY_ARTIFACT_MAX_BYTES: String(MAX_BYTES) }, { logs: true });
   core = sut.url('core');
 });
 afterAll(async () => {
@@ -100,7 +101,7 @@ test('a catalog file over the cap (REGISTRY_CATALOG_FILE): logged at start-up, n
   try {
     const file = path.join(dir, 'catalog.json');
     writeFileSync(file, JSON.stringify(miniEntries).padEnd(MAX_BYTES + 1));
-    const fileSystem = await startTestSystem({ ...NO_AUTH, REGISTRY_CATALOG_FILE: file, REGISTRY_ARTIFACT_MAX_BYTES: String(MAX_BYTES) });
+    const fileSystem = await startInProcessSystem({ ...NO_AUTH, REGISTRY_CATALOG_FILE: file, REGISTRY_ARTIFACT_MAX_BYTES: String(MAX_BYTES) }, { logs: true });
     expect((await call(fileSystem.url('core'), 'GET', '/admin/ready')).status).toBe(503);
     expect(fileSystem.logs).toContainEqual(expect.objectContaining({ reason: `catalog could not be loaded: ${file} ${CAP_MESSAGE}: reading stopped there` }));
   } finally {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactHost } from '../support/artifact-host.js';
-import { NO_AUTH, call } from '../support/system.js';
-import { type ServerProcess, spawnServer } from '../support/server-process.js';
+import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { PostgresServer } from '../support/postgres-server.js';
 import { onDatabase } from '../subgraphs/models/store/support.js';
 import { coreCreate, expectError, graphql, recordsModelHost, recordsStore } from '../subgraphs/models/records/support.js';
@@ -13,15 +12,16 @@ import { eventually } from '../support/load-loop.js';
  * bounded (docs/STORE.md, "Connections and bounded waits"): the probes say "not ready" within
  * DATABASE_PING_TIMEOUT_MS, and calls answer 503 STORE_BUSY (Retry-After) once their own bound has
  * passed. The database stays frozen until every answer is in, so an unbounded wait would run into
- * jest's timeout instead. The server is the built one (`npm run build` first) on a PostgreSQL of the
- * test's own (test/support/postgres-server.ts), never the shared one.
+ * jest's timeout instead. The bounds are the store's, whatever the process layout: the system runs
+ * in the jest process, on a PostgreSQL of the test's own (test/support/postgres-server.ts), never
+ * the shared one.
  */
 const describePostgres = PostgresServer.available() ? describe : describe.skip;
 
 describePostgres('PostgreSQL frozen (every process stopped with SIGSTOP), then continued', () => {
   let host: ArtifactHost;
   let database: PostgresServer;
-  let server: ServerProcess;
+  let server: TestSystem;
   const run = randomUUID();
   const bare = '/models/bare/versions/0.1';
 
@@ -30,7 +30,7 @@ describePostgres('PostgreSQL frozen (every process stopped with SIGSTOP), then c
     host = models.host;
     database = await PostgresServer.create();
     // Short statement bounds so that calls give up soon; the ping keeps its default (2 s).
-    server = await spawnServer({ ...NO_AUTH, ...models.env, DATABASE_URL: database.url, DATABASE_STATEMENT_TIMEOUT_MS: '1500', DATABASE_ACQUIRE_TIMEOUT_MS: '1500' });
+    server = await startInProcessSystem({ ...NO_AUTH, ...models.env, DATABASE_URL: database.url, DATABASE_STATEMENT_TIMEOUT_MS: '1500', DATABASE_ACQUIRE_TIMEOUT_MS: '1500' });
     // Connections open and idle in the pool, as in a process that has been serving.
     expect((await coreCreate(server.url('core'), { n: 'warm' }, `${run}-warm`, {}, bare)).status).toBe(200);
   }, 60_000);

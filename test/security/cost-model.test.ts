@@ -1,29 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { ENTITY_LOOKUP_WEIGHT } from '../../pipeline/limits/cost.js';
-import { stopAtScopeEnd } from '../support/cleanup.js';
 import { bearer } from '../support/edges.js';
 import { HOSTILE_SYSTEM_ENV } from '../support/hostile-input.js';
 import { JwksServer } from '../support/jwks-server.js';
-import { type ServerProcess, spawnServer } from '../support/server-process.js';
-import { type Answer, call } from '../support/system.js';
+import { type Answer, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
- * Issue 24, "Every request within a budget": the red team's documents against the built server as
- * `npm run serve` starts it (jwt_jwks, every default limit, GRAPHQL_MAX_COST 50,000). Each is refused
+ * Issue 24, "Every request within a budget": the red team's documents against the system with the
+ * settings `npm run serve` starts it with (jwt_jwks, every default limit, GRAPHQL_MAX_COST 50,000),
+ * in the jest process: a document's price does not depend on the process layout. Each is refused
  * before anything runs, 400 QUERY_TOO_COMPLEX, its message naming the setting and the costliest
  * path.
  */
 let idp: JwksServer;
 let token: string;
-let dir: string;
 
 beforeAll(async () => {
   idp = await JwksServer.start();
   token = await idp.sign({ scope: 'records:read records:write models:read' });
-  dir = mkdtempSync(path.join(tmpdir(), 'cerise-cost-model-'));
-  stopAtScopeEnd(() => rmSync(dir, { recursive: true, force: true }));
 });
 afterAll(() => idp?.close());
 
@@ -37,11 +30,11 @@ async function expectRefusedByCost(answer: Answer, path: string): Promise<void> 
 }
 
 describe('at the gateway (/graphql)', () => {
-  let server: ServerProcess;
+  let sut: TestSystem;
   beforeAll(async () => {
-    server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), DATABASE_URL: `file:${path.join(dir, 'records.db')}` });
+    sut = await startInProcessSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv() });
   });
-  const graphql = (body: unknown) => call(server.url('gateway'), 'POST', '/graphql', { body, headers: bearer(token) });
+  const graphql = (body: unknown) => call(sut.url('gateway'), 'POST', '/graphql', { body, headers: bearer(token) });
 
   test("records of records of records with no `first`: each page is the resolver's default 100, not 10", async () => {
     const answer = await graphql({
@@ -105,12 +98,11 @@ describe('at the gateway (/graphql)', () => {
 });
 
 describe('at a subgraph port called directly (PROCESS_ROLE=subgraph)', () => {
-  let models: ServerProcess;
+  let models: TestSystem;
   beforeAll(async () => {
-    models = await spawnServer({
+    models = await startInProcessSystem({
       ...HOSTILE_SYSTEM_ENV,
       ...idp.authEnv(),
-      DATABASE_URL: `file:${path.join(dir, 'subgraph.db')}`,
       PROCESS_ROLE: 'subgraph',
       SUBGRAPH: 'models',
       SUBGRAPH_PORT: '0',

@@ -1,7 +1,6 @@
 import { JwksServer } from '../support/jwks-server.js';
 import { HOSTILE_SYSTEM_ENV, hostileSubgraphPortEnv } from '../support/hostile-input.js';
 import { bearer } from '../support/edges.js';
-import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { type Answer, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { type TestDatabase, createDatabase } from '../subgraphs/models/store/support.js';
 
@@ -83,12 +82,12 @@ describe.each(['hive', 'apollo'])('/graphql, GATEWAY_PLANNER=%s (jwt_jwks)', (pl
 
 describe('a subgraph port (PROCESS_ROLE=subgraph, models), its direct caller', () => {
   let database: TestDatabase;
-  let server: ServerProcess;
+  let server: TestSystem;
   const graphql = (query: string) => call(server.url('subgraph:models'), 'POST', '/graphql', { body: { query }, headers: bearer(token) });
 
   beforeAll(async () => {
     database = await createDatabase('sqlite');
-    server = await spawnServer({ ...hostileSubgraphPortEnv(database.url, 'fragment-expansion-gateway-secret'), ...idp.authEnv() });
+    server = await startInProcessSystem({ ...hostileSubgraphPortEnv(database.url, 'fragment-expansion-gateway-secret'), ...idp.authEnv() });
   });
   afterAll(async () => {
     await server?.stop();

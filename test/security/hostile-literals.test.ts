@@ -3,8 +3,8 @@ import { JwksServer } from '../support/jwks-server.js';
 import { HOSTILE_SYSTEM_ENV, hostileSubgraphPortEnv } from '../support/hostile-input.js';
 import { bearer } from '../support/edges.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
-import { type Answer, call } from '../support/system.js';
-import { type Backend, type TestDatabase, createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
+import { type Answer, STORES, type TestSystem, call, startInProcessSystem } from '../support/system.js';
+import { type TestDatabase, createDatabase } from '../subgraphs/models/store/support.js';
 
 /**
  * Issue 24, the high finding: 207 bytes with a token that has no scope, a list literal nested 40
@@ -12,10 +12,11 @@ import { type Backend, type TestDatabase, createDatabase, postgresReachable } fr
  * list twice: 2^40 steps), deaf to SIGTERM; two of them took a replica down. Now literals are
  * bounded with the document's other limits, before validation or any federation code: 400
  * LITERAL_TOO_DEEP in milliseconds, at the edge and on a subgraph port, through each field that
- * takes a free-form JSON value. The system runs as `npm run serve` runs it (the built server, one
- * worker per CPU).
+ * takes a free-form JSON value. The refusals do not depend on the process layout: they are asked of
+ * the system in the jest process, on each store (a walk that spun would stop its probe there too).
+ * A worker left spinning, deaf to SIGTERM, is the deployment's: that stays on the built server as
+ * `npm run serve` runs it (one worker per CPU).
  */
-const backends: Backend[] = (await postgresReachable()) ? ['sqlite', 'postgresql'] : ['sqlite'];
 const SECRET = 'hostile-literals-gateway-secret';
 const VERSION = '(model: "re-indicators-specification", version: "0.0.4")';
 
@@ -37,7 +38,15 @@ beforeAll(async () => {
 });
 afterAll(() => idp?.close());
 
-/** Resident memory of the server and its workers, in MB (/proc, as `ps` reads it). */
+/** Two of each hostile document at once: each refused, the system answering after them, its memory (`pid`'s) grown by less than 100 MB. */
+async function expectTwoOfEachServed(gateway: string, core: string, pid: number, rssBefore: number): Promise<void> {
+  const answers = await Promise.all(HOSTILE.flatMap(([, query]) => [query, query]).map((query) => call(gateway, 'POST', '/graphql', { body: { query }, headers: bearer(token) })));
+  expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 400));
+  expect((await call(core, 'GET', '/admin/health')).status).toBe(200);
+  expect((await rssMb(pid)) - rssBefore).toBeLessThan(100);
+}
+
+/** Resident memory of a process and its children (the built server's workers), in MB (/proc, as `ps` reads it). */
 async function rssMb(pid: number): Promise<number> {
   const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).split(/\s+/).filter(Boolean).map(Number);
   let kb = 0;
@@ -64,13 +73,32 @@ async function expectRefusedQuickly(url: string, query: string, depth: number, p
   expect(elapsed).toBeLessThan(2000);
 }
 
-describe.each(backends)('the whole system (npm run serve, jwt_jwks, %s)', (backend) => {
+describe.each(STORES)('the whole system (jwt_jwks, %s)', (store) => {
+  let sut: TestSystem;
+  let rssBefore: number;
+
+  beforeAll(async () => {
+    sut = await startInProcessSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv() }, { store });
+    rssBefore = await rssMb(sut.pid);
+  });
+  afterAll(() => sut?.stop());
+
+  test.each(HOSTILE)('/graphql, a 40-level list literal through %s: 400 LITERAL_TOO_DEEP within 2 s, /admin/health answering meanwhile', async (_way, query, depth) => {
+    await expectRefusedQuickly(sut.url('gateway'), query, depth, () => call(sut.url('core'), 'GET', '/admin/health'));
+  });
+
+  test('two of each at once leave the system serving, its memory bounded', async () => {
+    await expectTwoOfEachServed(sut.url('gateway'), sut.url('core'), sut.pid, rssBefore);
+  });
+});
+
+describe('the built server (npm run serve, jwt_jwks): its workers', () => {
   let database: TestDatabase;
   let server: ServerProcess;
   let rssBefore: number;
 
   beforeAll(async () => {
-    database = await createDatabase(backend);
+    database = await createDatabase('sqlite');
     server = await spawnServer({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), DATABASE_URL: database.url });
     rssBefore = await rssMb(server.pid);
   });
@@ -79,15 +107,8 @@ describe.each(backends)('the whole system (npm run serve, jwt_jwks, %s)', (backe
     await database?.drop();
   });
 
-  test.each(HOSTILE)('/graphql, a 40-level list literal through %s: 400 LITERAL_TOO_DEEP within 2 s, /admin/health answering meanwhile', async (_way, query, depth) => {
-    await expectRefusedQuickly(server.url('gateway'), query, depth, () => call(server.url('core'), 'GET', '/admin/health'));
-  });
-
   test('two such requests at once on each worker leave the system serving, its memory bounded', async () => {
-    const answers = await Promise.all(HOSTILE.flatMap(([, query]) => [query, query]).map((query) => call(server.url('gateway'), 'POST', '/graphql', { body: { query }, headers: bearer(token) })));
-    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 400));
-    expect((await call(server.url('core'), 'GET', '/admin/health')).status).toBe(200);
-    expect((await rssMb(server.pid)) - rssBefore).toBeLessThan(100);
+    await expectTwoOfEachServed(server.url('gateway'), server.url('core'), server.pid, rssBefore);
   });
 
   test('SIGTERM stops it: no worker is left spinning', async () => {
@@ -98,24 +119,24 @@ describe.each(backends)('the whole system (npm run serve, jwt_jwks, %s)', (backe
 
 describe('a subgraph port (PROCESS_ROLE=subgraph, models)', () => {
   let database: TestDatabase;
-  let server: ServerProcess;
+  let sut: TestSystem;
   let rssBefore: number;
 
   beforeAll(async () => {
     database = await createDatabase('sqlite');
-    server = await spawnServer({ ...hostileSubgraphPortEnv(database.url, SECRET), ...idp.authEnv() });
-    rssBefore = await rssMb(server.pid);
+    sut = await startInProcessSystem({ ...hostileSubgraphPortEnv(database.url, SECRET), ...idp.authEnv() });
+    rssBefore = await rssMb(sut.pid);
   });
   afterAll(async () => {
-    await server?.stop();
+    await sut?.stop();
     await database?.drop();
   });
 
   test.each(HOSTILE)('a direct caller, a 40-level list literal through %s: 400 LITERAL_TOO_DEEP within 2 s, /health answering meanwhile', async (_way, query, depth) => {
-    await expectRefusedQuickly(server.url('subgraph:models'), query, depth, () => call(server.url('subgraph:models'), 'GET', '/health'));
+    await expectRefusedQuickly(sut.url('subgraph:models'), query, depth, () => call(sut.url('subgraph:models'), 'GET', '/health'));
   });
 
   test('its memory stays bounded', async () => {
-    expect((await rssMb(server.pid)) - rssBefore).toBeLessThan(100);
+    expect((await rssMb(sut.pid)) - rssBefore).toBeLessThan(100);
   });
 });

@@ -1,7 +1,7 @@
 import { displayUrl } from '../../kernel/display-url.js';
 import { ArtifactHost } from '../support/artifact-host.js';
 import { miniArtifact } from '../support/mini-model.js';
-import { type Answer, NO_AUTH, type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type Answer, NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 
 /**
  * Issue: artifact and catalog URLs were shown with their `user:password@` part and their query
@@ -9,6 +9,8 @@ import { type Answer, NO_AUTH, type TestSystem, call, startTestSystem } from '..
  * the log (`catalog could not be loaded: http://ops:PASS@…`). Every URL that reaches a message or a
  * log line is now scheme, host and path only (`displayUrl`). The catalog and every artifact URL
  * here carry credentials and a token; the credentials still reach the host, as Basic authentication.
+ * What a message shows does not depend on the process layout: the system runs in the jest process,
+ * its log lines kept.
  */
 const USER = 'ops';
 const PASSWORD = 'PASS-7c41';
@@ -38,13 +40,16 @@ beforeAll(async () => {
   host.serve('/mini/1.0/shacl.ttl', { status: 503, body: 'upstream detail' });
   host.serve('/huge/schema.json', { stream: {} });
   host.serve('/catalog.json', { status: 503 });
-  sut = await startTestSystem({
-    ...NO_AUTH,
-    REGISTRY_CATALOG_URL: secretUrl(host.url, '/catalog.json'),
-    REGISTRY_REQUIRE_HTTPS: 'false',
-    REGISTRY_FETCH_TIMEOUT_MS: '5000',
-    REGISTRY_ARTIFACT_MAX_BYTES: '65536',
-  });
+  sut = await startInProcessSystem(
+    {
+      ...NO_AUTH,
+      REGISTRY_CATALOG_URL: secretUrl(host.url, '/catalog.json'),
+      REGISTRY_REQUIRE_HTTPS: 'false',
+      REGISTRY_FETCH_TIMEOUT_MS: '5000',
+      REGISTRY_ARTIFACT_MAX_BYTES: '65536',
+    },
+    { logs: true },
+  );
   core = sut.url('core');
   host.serve(
     '/catalog.json',

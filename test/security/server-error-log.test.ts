@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { JwksServer } from '../support/jwks-server.js';
-import { type TestSystem, call, startTestSystem } from '../support/system.js';
+import { type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { type TestDatabase, createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
 import { bearer, coreCreate, recordsModelHost, widget } from '../subgraphs/models/records/support.js';
@@ -10,7 +10,8 @@ import { eventually } from '../support/load-loop.js';
  * Issue 13, item 5: every answer that is the server's fault leaves exactly one structured log line
  * (request id, door, route or operation, status, codes, and each cause's class and message), never
  * the token or the payload. Before, a burst of 502 STORE_ERROR and the INTERNAL_ERROR of a subgraph
- * that is down logged nothing.
+ * that is down logged nothing. Which line an answer leaves does not depend on the process layout:
+ * the systems run in the jest process, their lines kept.
  */
 const describePostgres = (await postgresReachable()) ? describe : describe.skip;
 const serverErrors = (sut: TestSystem) => sut.logs.filter((line) => line.msg === 'server error');
@@ -31,7 +32,7 @@ describePostgres('the records store down', () => {
     proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
     target.hostname = '127.0.0.1';
     target.port = String(proxy.port);
-    sut = await startTestSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: target.toString() });
+    sut = await startInProcessSystem({ ...models.env, ...idp.authEnv(), DATABASE_URL: target.toString() }, { logs: true });
     expect((await coreCreate(sut.url('core'), widget(), randomUUID(), bearer(token))).status).toBe(200);
     await proxy.down();
   });
@@ -81,15 +82,18 @@ describePostgres('the records store down', () => {
 
 test('a subgraph that is down: 503 SUBGRAPH_UNAVAILABLE and one line with the cause, none of the address in the answer', async () => {
   const refused = 'http://127.0.0.1:9/graphql';
-  const sut = await startTestSystem({
-    AUTH_MODE: 'none',
-    AUTH_ALLOW_INSECURE_NONE: 'true',
-    PROCESS_ROLE: 'gateway',
-    GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret',
-    MODELS_SUBGRAPH_URL: refused,
-    INDICATORS_SUBGRAPH_URL: refused,
-    IMPACT_SUBGRAPH_URL: refused,
-  });
+  const sut = await startInProcessSystem(
+    {
+      AUTH_MODE: 'none',
+      AUTH_ALLOW_INSECURE_NONE: 'true',
+      PROCESS_ROLE: 'gateway',
+      GATEWAY_SUBGRAPH_SECRET: 'test-gateway-subgraph-secret',
+      MODELS_SUBGRAPH_URL: refused,
+      INDICATORS_SUBGRAPH_URL: refused,
+      IMPACT_SUBGRAPH_URL: refused,
+    },
+    { logs: true },
+  );
   const answer = await call(sut.url('core'), 'GET', '/models');
   expect(answer.status).toBe(503);
   expect(answer.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);

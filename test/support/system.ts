@@ -3,13 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
-import { createLogger } from '../../kernel/logger.js';
-import { readSystemConfig } from '../../server/config.js';
-import { type RunningSystem, startSystem } from '../../server/system.js';
+import type { LogLevel } from '../../kernel/logger.js';
+import type { RunningSystem } from '../../server/system.js';
 import { stopAtScopeEnd } from './cleanup.js';
 import { FREE_LOOPBACK_PORTS, type ServerProcess, spawnServer } from './server-process.js';
-import { type Backend, backendsUnderTest, createDatabase } from '../subgraphs/models/store/support.js';
+import { type Backend, backendsUnderTest, createDatabase } from '../subgraphs/models/store/databases.js';
 
 export interface TestSystem {
   /** Every line the system logged so far (pino JSON, every worker's and the primary's), parsed. */
@@ -73,6 +71,9 @@ async function ownStore(backend: Backend | undefined): Promise<{ url: string; re
 /** The stores a contract suite runs on: SQLite always, PostgreSQL when it answers (always under CI=true). */
 export const STORES: Backend[] = await backendsUnderTest();
 
+/** The server's modules, imported when the first in-process system starts (in-process-server.ts). */
+let inProcessServer: Promise<typeof import('./in-process-server.js')> | undefined;
+
 export interface InProcessSystem extends TestSystem {
   system: RunningSystem;
 }
@@ -82,16 +83,23 @@ export interface InProcessSystem extends TestSystem {
  * (`Date`: a key set's refetch window, test/support/clock.ts), which no child process shares, and
  * for tests of a plugin or a door, whose subject does not depend on the process layout (the test
  * pyramid, docs/DECISIONS.md "Tests"). Tests of what deployments run (workers, replicas, shutdown,
- * the serve defaults) run `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`.
+ * the serve defaults) run `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`,
+ * at the deployment's default level (info) unless `logLevel` is what the test is about.
  */
-export async function startInProcessSystem(env: Record<string, string | undefined>, options: TestSystemOptions & { logs?: boolean; stockExecutorOnly?: boolean } = {}): Promise<InProcessSystem> {
+export async function startInProcessSystem(
+  env: Record<string, string | undefined>,
+  options: TestSystemOptions & { logs?: boolean; logLevel?: LogLevel; stockExecutorOnly?: boolean } = {},
+): Promise<InProcessSystem> {
+  const { pino, createLogger, readSystemConfig, startSystem } = await (inProcessServer ??= import('./in-process-server.js'));
   const store = await ownStore(options.store);
   const logs: Array<Record<string, any>> = [];
   const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(JSON.parse(chunk.toString())), done()) });
   let system: RunningSystem;
   try {
-    system = await startSystem(readInProcessConfig(store.url, env), {
-      logger: options.logs ? createLogger({ level: 'info', destination }) : pino({ level: 'silent' }),
+    // The settings of an in-process system: free ports, no log lines, the store given; `env` over them.
+    const config = readSystemConfig({ ...FREE_LOOPBACK_PORTS, SUBGRAPH_PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: store.url, ...env });
+    system = await startSystem(config, {
+      logger: options.logs ? createLogger({ level: options.logLevel ?? 'info', destination }) : pino({ level: 'silent' }),
       stockExecutorOnly: options.stockExecutorOnly,
     });
   } catch (error) {
@@ -110,17 +118,6 @@ export async function startInProcessSystem(env: Record<string, string | undefine
       await store.remove();
     }),
   };
-}
-
-/** The settings of `startInProcessSystem`: free ports, no log lines, the store given; `env` over them. */
-function readInProcessConfig(databaseUrl: string, env: Record<string, string | undefined>) {
-  return readSystemConfig({
-    ...FREE_LOOPBACK_PORTS,
-    SUBGRAPH_PORT: '0',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: databaseUrl,
-    ...env,
-  });
 }
 
 function logLines(output: string): Array<Record<string, any>> {

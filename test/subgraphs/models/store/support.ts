@@ -1,7 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createClient } from '@libsql/client';
 import pg from 'pg';
 import type { SqlDialect } from '../../../../subgraphs/models/store/sql/sql-dialect.js';
@@ -15,86 +11,10 @@ import { sqliteDialect } from '../../../../subgraphs/models/store/sql/sqlite-dia
 import { loadMigrations } from '../../../../database/migrator.js';
 
 export type { Backend };
+export { POSTGRES_ADMIN_URL, type TestDatabase, backendsUnderTest, createDatabase, postgresReachable } from './databases.js';
 
 /** Each backend's SQL dialect, as the store opened on it speaks it. */
 export const DIALECTS: Record<Backend, SqlDialect> = { sqlite: sqliteDialect, postgresql: postgresqlDialect };
-
-/** The PostgreSQL server the tests create (and drop) their own databases on. */
-export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-/**
- * Whether PostgreSQL answers. When it does not, the PostgreSQL half of the store tests is skipped
- * with a message, except under CI=true, where it is a failure. A busy machine (a suite beside
- * filling its pools, a build) can hold a connection past a few seconds or find every slot taken for
- * a moment, so "unreachable" is only said after several tries over some 20 seconds.
- */
-export async function postgresReachable(): Promise<boolean> {
-  let failure: Error | undefined;
-  for (let attempt = 0; attempt < 4; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
-    failure = await connectOnce();
-    if (!failure) return true;
-  }
-  if (process.env.CI === 'true') throw new Error(`PostgreSQL unreachable under CI at ${POSTGRES_ADMIN_URL}: ${failure!.message}`, { cause: failure });
-  console.warn(`skipping the PostgreSQL store tests: ${POSTGRES_ADMIN_URL} unreachable (${failure!.message})`);
-  return false;
-}
-
-async function connectOnce(): Promise<Error | undefined> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    await client.end();
-    return undefined;
-  } catch (error) {
-    await client.end().catch(() => undefined);
-    return error as Error;
-  }
-}
-
-/** SQLite always; PostgreSQL when reachable. */
-export async function backendsUnderTest(): Promise<Backend[]> {
-  return (await postgresReachable()) ? ['sqlite', 'postgresql'] : ['sqlite'];
-}
-
-export interface TestDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-/** A new empty database: a file in a temporary directory, or a PostgreSQL database of its own. */
-export function createDatabase(backend: Backend): Promise<TestDatabase> {
-  return backend === 'sqlite' ? createSqliteDatabase() : createPostgresDatabase();
-}
-
-async function createSqliteDatabase(): Promise<TestDatabase> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'records-store-'));
-  return {
-    url: `file:${path.join(dir, 'records.db')}`,
-    drop: () => rm(dir, { recursive: true, force: true }),
-  };
-}
-
-async function createPostgresDatabase(): Promise<TestDatabase> {
-  const name = `records_store_test_${randomUUID().replace(/-/g, '')}`;
-  await onAdmin(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => onAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
-  };
-}
-
-async function onAdmin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Runs SQL (several statements allowed) directly on a test database, or reads rows from it (with bound `values`). */
 export async function onDatabase(backend: Backend, url: string, sql: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
