@@ -9,6 +9,8 @@
 // planner's), what is only resolved for its files on disk (GraphiQL, Swagger UI) and optional
 // peers the code never installs (class-validator, pg-native). The source maps chain through tsc's,
 // so a mapped stack trace or the children's coverage (scripts/coverage.mjs) names the .ts files.
+// esbuild's own install script is not run (package.json, allowScripts): its API finds its binary in
+// the @esbuild/<platform> package npm installs beside it.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
