@@ -88,7 +88,7 @@ const VARIED: Record<VariedSides, Gateways> = {
  * round-robin, the same list for every gateway, so that the requests in flight share nothing but
  * the tiny `health { impact }` fetch). In-flight sharing is on for every gateway in both (ours, Hive's
  * default `deduplicateInflightRequests`), `hive_nodedup` aside.
- * Every server is `node dist/server/main.js` (or bench/peers/hive-gateway.ts) in its own process,
+ * Every server is `node dist/bundle/server.js` (or bench/peers/hive-gateway.ts) in its own process,
  * AUTH_MODE=none everywhere; the load generator is a process too. Answers are checked equal first,
  * for every variable set of both loads.
  */

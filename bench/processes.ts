@@ -17,13 +17,13 @@ export interface ServerProcess {
 }
 
 /**
- * `node dist/server/main.js` (the deployment's entry point) with `env` only (plus PATH), reading
+ * `node dist/bundle/server.js` (the deployment's entry point) with `env` only (plus PATH), reading
  * the bound ports from its `started` log line. Stopped with SIGTERM (graceful), then SIGKILL.
  * `nodeArgs` go before the script (`--cpu-prof --cpu-prof-dir=…` profiles the process until it stops).
  */
 export function startServerProcess(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   // One process unless asked: rssMb and cpuMs read this pid's /proc, not a cluster's workers'.
-  return started(name, process.execPath, [...nodeArgs, projectPath('dist', 'server', 'main.js')], { LOG_LEVEL: 'info', WORKERS: '1', ...env }, (line) => {
+  return started(name, process.execPath, [...nodeArgs, projectPath('dist', 'bundle', 'server.js')], { LOG_LEVEL: 'info', WORKERS: '1', ...env }, (line) => {
     const entry = JSON.parse(line) as { msg?: string; ports?: Record<string, number> };
     return entry.msg === 'started' ? entry.ports! : undefined;
   });

@@ -139,7 +139,7 @@ function figures(samples: Sample[], rss: Array<{ at: number; mb: number }>, rssA
   const mix = Object.entries(RATE)
     .map(([kind, rate]) => `${kind} ${rate}/s`)
     .join(', ');
-  const what = `${SECONDS} s of ${mix} (${measured.length} requests) after ${WARM_UP_SECONDS} s of warm-up, against \`node dist/server/main.js\` on PostgreSQL; ${workload.model}`;
+  const what = `${SECONDS} s of ${mix} (${measured.length} requests) after ${WARM_UP_SECONDS} s of warm-up, against \`node dist/bundle/server.js\` on PostgreSQL; ${workload.model}`;
   return [
     { id: 'soak.error_rate', value: round(errors / Math.max(1, measured.length), 6), unit: 'ratio', target: 0, better: 'lower', note: `${errors} of ${measured.length} answers not 200; ${what}` },
     {

@@ -7,11 +7,13 @@
 // - in the jest process, jest's own (`--coverage --coverageProvider=v8`): V8's block coverage of
 //   what ts-jest transpiled, mapped back to the .ts files → coverage/jest/coverage-final.json;
 // - in the children (servers, cluster workers, worker threads, CLIs the tests run): V8's block
-//   coverage of the built dist/*.js, which every child writes because scripts/coverage-children.mjs
-//   puts NODE_V8_COVERAGE into its environment (nothing else a test or child sees changes). Each
-//   file is cut to dist/'s scripts while the suite runs (a process's full coverage is ~12 MB, the
-//   part under dist/ ~0.2 MB), then c8 merges them and maps them through dist's source maps, with
-//   every production file never loaded counted at zero → coverage/children/coverage-final.json.
+//   coverage of the built dist/*.js (the server itself as dist/bundle/'s bundle of them), which
+//   every child writes because scripts/coverage-children.mjs puts NODE_V8_COVERAGE into its
+//   environment (nothing else a test or child sees changes). Each file is cut to dist/'s scripts
+//   while the suite runs (a process's full coverage is ~12 MB, the part under dist/ ~2 MB: the
+//   bundle holds the libraries too), then c8 merges them and maps them
+//   through dist's source maps, with every production file never loaded counted at zero
+//   → coverage/children/coverage-final.json.
 // The two are merged onto the .ts sources by scripts/coverage-merge.mjs (its header says how).
 //
 // The exit status is jest's: a failed test fails the run, and the figures are still written.
@@ -26,6 +28,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'coverage');
 const dirs = { raw: path.join(out, 'raw'), children: path.join(out, 'children-v8'), jest: path.join(out, 'jest'), childReport: path.join(out, 'children') };
 const DIST_URL = pathToFileURL(path.join(root, 'dist')).href + '/';
+const BUNDLE_URL = `${DIST_URL}bundle/`;
 /** A coverage file younger than this may still be being written by its process. */
 const SETTLE_MS = 5_000;
 
@@ -99,7 +102,8 @@ function keepDistOnly(final) {
     }
     report.result = report.result.filter((script) => script.url.startsWith(DIST_URL));
     const maps = report['source-map-cache'];
-    if (maps) report['source-map-cache'] = Object.fromEntries(Object.entries(maps).filter(([url]) => url.startsWith(DIST_URL)));
+    // The bundle's maps are ~13 MB a process (its libraries' sources too): c8 reads them from beside its chunks instead.
+    if (maps) report['source-map-cache'] = Object.fromEntries(Object.entries(maps).filter(([url]) => url.startsWith(DIST_URL) && !url.startsWith(BUNDLE_URL)));
     if (report.result.length > 0) {
       writeFileSync(path.join(dirs.children, name), JSON.stringify(report));
       kept.files++;
@@ -115,7 +119,8 @@ async function reportChildren() {
     tempDirectory: dirs.children,
     reportsDirectory: dirs.childReport,
     reporter: ['json'],
-    include: PRODUCTION_FOLDERS.map((folder) => `dist/${folder}/**`),
+    // dist/bundle/: the built server as the tests start it (`npm run serve`), mapped through its chained maps onto the same .ts files.
+    include: [...PRODUCTION_FOLDERS.map((folder) => `dist/${folder}/**`), 'dist/bundle/**'],
     exclude: ['dist/**/generated/**'],
     extension: ['.js'],
     excludeNodeModules: true,

@@ -34,6 +34,6 @@ const profile = {
 
 // The server itself prints the AUTH_MODE=none warning at startup.
 const env = { ...profile, ...process.env };
-const child = spawn(process.execPath, [path.join(root, 'dist', 'server', 'main.js')], { env, stdio: 'inherit' });
+const child = spawn(process.execPath, [path.join(root, 'dist', 'bundle', 'server.js')], { env, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code) => process.exit(code ?? 0));

@@ -192,7 +192,7 @@ function operationNames(text: string): string[] {
 
 describe('a bad GRAPHQL_TRUSTED_DOCUMENTS stops startup with one line naming it, exit 1', () => {
   const serve = (value: string) =>
-    spawnSync(process.execPath, [projectPath('dist', 'server', 'main.js')], {
+    spawnSync(process.execPath, [projectPath('dist', 'bundle', 'server.js')], {
       env: { PATH: process.env.PATH ?? '', ...SYSTEM_ENV, CORE_PORT: '0', GATEWAY_PORT: '0', GRAPHQL_TRUSTED_DOCUMENTS: value },
       encoding: 'utf8',
       timeout: 20000,

@@ -14,7 +14,7 @@ import { SAMPLE_DIR, SAMPLE_SCORES, sampleRequest } from '../subgraphs/indicator
 /**
  * Issue 27, "no recipe": each role starts from its documented example environment
  * (examples/env/*.env) the way docs/DEPLOYMENT.md tells an operator to start it,
- * `node --env-file=<file> dist/server/main.js`, and answers real requests. The test replaces the
+ * `node --env-file=<file> dist/bundle/server.js`, and answers real requests. The test replaces the
  * lines the file marks `# [site]` (its database, identity provider, catalog host, secret, the other
  * roles' addresses) and only those, through the environment, which Node lets win over the file;
  * and the listeners' ports, so that it runs beside anything.

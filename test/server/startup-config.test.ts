@@ -6,7 +6,7 @@ import { projectPath } from '../../kernel/project.js';
 
 /** Runs the built entry point the way a deployment does (`npm run serve`), with only this environment. */
 function serve(env: Record<string, string>) {
-  return spawnSync(process.execPath, [projectPath('dist', 'server', 'main.js')], {
+  return spawnSync(process.execPath, [projectPath('dist', 'bundle', 'server.js')], {
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
     timeout: 20000,

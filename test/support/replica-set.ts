@@ -6,7 +6,7 @@ import { type ServerProcess, spawnServer } from './server-process.js';
 import { call } from './system.js';
 
 /**
- * Replicas of the built server (`node dist/server/main.js`, one process each) on one database,
+ * Replicas of the built server (`node dist/bundle/server.js`, one process each) on one database,
  * each on fixed ports for the facades a load balancer fronts (core, records), so that a replica
  * restarted comes back where HAProxy looks for it. Replica i is HAProxy's server `r<i+1>`.
  */

@@ -9,14 +9,14 @@ import type { Answer } from './system.js';
 import { stopAtScopeEnd } from './cleanup.js';
 
 /**
- * The built server (`node dist/server/main.js`, run `npm run build` first) as a child process, the
+ * The built server (`node dist/bundle/server.js`, run `npm run build` first) as a child process, the
  * way a deployment runs it (every default setting, one worker per CPU), on free ports it reports in
  * its `started` log line.
  *
  *   const server = await spawnServer({ ...NO_AUTH, ...env });
  *   server.url('core'); server.signal('SIGTERM'); await server.exited;
  *
- * With `envFile`, it runs as `node --env-file=<file> dist/server/main.js`: the file's settings,
+ * With `envFile`, it runs as `node --env-file=<file> dist/bundle/server.js`: the file's settings,
  * under `env`'s (Node lets the environment win over the file). It is stopped at the end of the
  * scope that spawned it, or with `stopAtEnd` (`stopAtThisScopeEnd()` of another scope).
  */
@@ -51,7 +51,7 @@ export async function spawnServer(env: Record<string, string>, options: { envFil
   // A records store of its own unless the test (or its env file) names one: never the working tree's data/records.db.
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-server-'));
   const ownStore = options.envFile === undefined ? { DATABASE_URL: `file:${path.join(dir, 'records.db')}` } : {};
-  const child = spawn(process.execPath, [...nodeOptions, projectPath('dist', 'server', 'main.js')], {
+  const child = spawn(process.execPath, [...nodeOptions, projectPath('dist', 'bundle', 'server.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       ...ownStore,

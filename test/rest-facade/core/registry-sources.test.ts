@@ -98,7 +98,7 @@ describe('the built server (`npm run serve`)', () => {
   });
 
   test('no catalog source at all fails startup with one line naming the three variables, exit 1', () => {
-    const result = spawnSync(process.execPath, [projectPath('dist', 'server', 'main.js')], {
+    const result = spawnSync(process.execPath, [projectPath('dist', 'bundle', 'server.js')], {
       // Everything else is valid: only the catalog source is missing.
       env: { PATH: process.env.PATH ?? '', ...NO_AUTH, CORE_PORT: '0', GATEWAY_PORT: '0', DATABASE_URL: `file:${path.join(dir, 'never.db')}` },
       encoding: 'utf8',
