@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { projectPath } from '../kernel/project.js';
 import { type Figure, percentile, round } from './figures.js';
 import { LOCAL_BENCH_ENV, calculationArtifactHost, computeRequest, publishedCatalogEntry, sharedAssessment, sharedDataPresent } from './fixtures.js';
 import { type ServerProcess, startServerProcess } from './processes.js';
+import { createPostgresDatabase } from '../test/subgraphs/models/store/databases.js';
 
 /**
  * Issue 8, load: the built server (its own process, PostgreSQL store) under a steady mix of
@@ -20,7 +20,6 @@ const WARM_UP_SECONDS = 30;
 /** Requests per second of each kind, sent on a fixed schedule whatever the answers' pace. */
 const RATE = { validate: 20, create: 10, query: 10, compute: 10 };
 const RSS_SAMPLE_MS = 5000;
-const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 type Kind = keyof typeof RATE;
 
@@ -42,7 +41,7 @@ interface Workload {
 }
 
 export async function benchSoak(): Promise<Figure[]> {
-  const database = await createSoakDatabase();
+  const database = await createPostgresDatabase('soak');
   const workload = await soakWorkload();
   const server = await startServerProcess('soak', {
     ...LOCAL_BENCH_ENV,
@@ -193,22 +192,4 @@ async function soakWorkload(): Promise<Workload> {
     compute: request,
     close: () => undefined,
   };
-}
-
-/** A PostgreSQL database of the soak's own, dropped afterwards. */
-async function createSoakDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `soak_${randomUUID().replace(/-/g, '')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }

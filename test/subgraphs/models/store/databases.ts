@@ -69,8 +69,9 @@ async function createSqliteDatabase(): Promise<TestDatabase> {
   };
 }
 
-async function createPostgresDatabase(): Promise<TestDatabase> {
-  const name = `records_store_test_${randomUUID().replace(/-/g, '')}`;
+/** A new PostgreSQL database named `<prefix>_<uuid>`; `drop` removes it, connections and all. */
+export async function createPostgresDatabase(prefix = 'records_store_test'): Promise<TestDatabase> {
+  const name = `${prefix}_${randomUUID().replace(/-/g, '')}`;
   await onAdmin(`CREATE DATABASE "${name}"`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
