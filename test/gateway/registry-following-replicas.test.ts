@@ -4,16 +4,17 @@ import { GREETING, type GreetingsSubgraph, startGreetingsSubgraph } from '../sup
 import { eventually, loadLoop } from '../support/load-loop.js';
 import { miniModelHost } from '../support/mini-model.js';
 import { type SupergraphRegistry, codeSubgraphs, openSupergraphRegistry } from '../support/supergraph-registry.js';
-import { NO_AUTH, type TestSystem, call, callOnNewConnection, startTestSystem } from '../support/system.js';
+import { NO_AUTH, type TestSystem, call, callOnNewConnection, startInProcessSystem, startTestSystem } from '../support/system.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { SAMPLE_TEMPLATE } from '../subgraphs/indicators/local-profile.js';
 import { createDatabase, postgresReachable } from '../subgraphs/models/store/support.js';
 import { printedSdl, run, sdlFolder, withoutLabel } from '../schema-registry/support.js';
 
 /**
- * Issue 38's done-when, past one machine: three subgraph processes and two gateway replicas following
- * the schema registry on one PostgreSQL database, each as `npm run serve` starts it (its default
- * workers), and a team publishing with `npm run schema:publish` as its CI would. A version that adds
+ * Issue 38's done-when, past one machine: two gateway replicas following the schema registry on one
+ * PostgreSQL database, each as `npm run serve` starts it (its default workers), three subgraphs they
+ * reach over HTTP at their routing URLs (in the jest process: the replicas are the subject, not the
+ * subgraphs' layout), and a team publishing with `npm run schema:publish` as its CI would. A version that adds
  * a new subgraph (another team's, at its routing URL) is served by every worker of both replicas
  * without a failed request under load; a publish that breaks a REST route is refused naming the
  * route, and nothing changes; one naming a subgraph the gateways have no URL for (written to the
@@ -48,8 +49,8 @@ describePostgres('two gateway replicas following the schema registry on PostgreS
       await Promise.all(
         (['models', 'indicators', 'impact'] as const).map(async (name) => {
           const env = { ...NO_AUTH, ...mini.env, ...SECRET, ARTIFACT_BASE_URL_TEMPLATE: SAMPLE_TEMPLATE, DATABASE_URL: records.url, PROCESS_ROLE: 'subgraph', SUBGRAPH: name };
-          const process = await startTestSystem(env);
-          return [name, `${process.url(`subgraph:${name}`)}/graphql`] as const;
+          const subgraph = await startInProcessSystem(env);
+          return [name, `${subgraph.url(`subgraph:${name}`)}/graphql`] as const;
         }),
       ),
     );

@@ -94,32 +94,36 @@ describe('GRAPHQL_TRUSTED_DOCUMENTS set: only listed documents run', () => {
 });
 
 describe('GRAPHQL_TRUSTED_DOCUMENTS unset: automatic persisted queries as Apollo Server provides them', () => {
+  /** One deployment for both tests: each registers a document of its own, which no worker has seen before it. */
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await startTestSystem(SYSTEM_ENV);
+  });
+
   /**
    * Each on a connection of its own: the primary hands them to the workers in turn, and each worker
    * keeps its own cache of registered documents (docs/DECISIONS.md).
    */
-  const onNewConnections = (system: TestSystem, body: unknown, count: number) =>
+  const onNewConnections = (body: unknown, count: number) =>
     Promise.all(Array.from({ length: count }, () => call(system.url('gateway'), 'POST', '/graphql', { body, headers: { connection: 'close' } })));
 
   test('a hash no worker has seen is PERSISTED_QUERY_NOT_FOUND; hash and text answer; then the hash alone answers on every worker that got it', async () => {
-    const system = await startTestSystem(SYSTEM_ENV);
     const text = 'query Apq { __typename }';
-    const [unknown] = await onNewConnections(system, { extensions: persisted(sha256(text)) }, 1);
+    const [unknown] = await onNewConnections({ extensions: persisted(sha256(text)) }, 1);
     expect(unknown!.status).toBe(200);
     expect(unknown!.json.errors).toEqual([expect.objectContaining({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })]);
-    const registered = await onNewConnections(system, { query: text, extensions: persisted(sha256(text)) }, 6);
+    const registered = await onNewConnections({ query: text, extensions: persisted(sha256(text)) }, 6);
     expect(registered.map((answer) => answer.json)).toEqual(Array(6).fill(ANSWER));
-    const byHash = await onNewConnections(system, { extensions: persisted(sha256(text)) }, 6);
+    const byHash = await onNewConnections({ extensions: persisted(sha256(text)) }, 6);
     expect(byHash.map((answer) => answer.json)).toEqual(Array(6).fill(ANSWER));
   });
 
   test('a client following the protocol gets its answer whichever worker it reaches: on PERSISTED_QUERY_NOT_FOUND it sends the text once', async () => {
-    const system = await startTestSystem(SYSTEM_ENV);
     const text = 'query ApqClient { __typename }';
     const asApolloClient = async () => {
-      const [first] = await onNewConnections(system, { extensions: persisted(sha256(text)) }, 1);
+      const [first] = await onNewConnections({ extensions: persisted(sha256(text)) }, 1);
       if (first!.json.errors?.[0]?.extensions?.code !== 'PERSISTED_QUERY_NOT_FOUND') return first!.json;
-      const [retried] = await onNewConnections(system, { query: text, extensions: persisted(sha256(text)) }, 1);
+      const [retried] = await onNewConnections({ query: text, extensions: persisted(sha256(text)) }, 1);
       return retried!.json;
     };
     const answers = [];
