@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Kind, parse, visit } from 'graphql';
 import { projectPath } from '../../kernel/project.js';
 import { NO_AUTH, type TestSystem, call, startInProcessSystem, startTestSystem } from '../support/system.js';
+import { SERVER_ENTRY } from '../support/server-process.js';
 
 /**
  * Issue "The unified graph, designed for the frontend teams", item 7: with GRAPHQL_TRUSTED_DOCUMENTS
@@ -196,7 +197,7 @@ function operationNames(text: string): string[] {
 
 describe('a bad GRAPHQL_TRUSTED_DOCUMENTS stops startup with one line naming it, exit 1', () => {
   const serve = (value: string) =>
-    spawnSync(process.execPath, [projectPath('dist', 'bundle', 'server.js')], {
+    spawnSync(process.execPath, [SERVER_ENTRY], {
       env: { PATH: process.env.PATH ?? '', ...SYSTEM_ENV, CORE_PORT: '0', GATEWAY_PORT: '0', GRAPHQL_TRUSTED_DOCUMENTS: value },
       encoding: 'utf8',
       timeout: 20000,

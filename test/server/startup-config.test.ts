@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { projectPath } from '../../kernel/project.js';
+import { SERVER_ENTRY } from '../support/server-process.js';
 
 /** Runs the built entry point the way a deployment does (`npm run serve`), with only this environment. */
 function serve(env: Record<string, string>) {
-  return spawnSync(process.execPath, [projectPath('dist', 'bundle', 'server.js')], {
+  return spawnSync(process.execPath, [SERVER_ENTRY], {
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
     timeout: 20000,

@@ -8,6 +8,9 @@ import { projectPath } from '../../kernel/project.js';
 import type { Answer } from './system.js';
 import { stopAtScopeEnd } from './cleanup.js';
 
+/** What `npm run serve` runs: the built server's bundle (scripts/bundle-server.mjs). */
+export const SERVER_ENTRY = projectPath('dist', 'bundle', 'server.js');
+
 /**
  * The built server (`node dist/bundle/server.js`, run `npm run build` first) as a child process, the
  * way a deployment runs it (every default setting, one worker per CPU), on free ports it reports in
@@ -51,7 +54,7 @@ export async function spawnServer(env: Record<string, string>, options: { envFil
   // A records store of its own unless the test (or its env file) names one: never the working tree's data/records.db.
   const dir = mkdtempSync(path.join(tmpdir(), 'cerise-server-'));
   const ownStore = options.envFile === undefined ? { DATABASE_URL: `file:${path.join(dir, 'records.db')}` } : {};
-  const child = spawn(process.execPath, [...nodeOptions, projectPath('dist', 'bundle', 'server.js')], {
+  const child = spawn(process.execPath, [...nodeOptions, SERVER_ENTRY], {
     env: {
       PATH: process.env.PATH ?? '',
       ...ownStore,

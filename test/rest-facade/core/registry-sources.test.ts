@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { projectPath } from '../../../kernel/project.js';
 import type { ArtifactHost } from '../../support/artifact-host.js';
 import { miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
-import { spawnServer } from '../../support/server-process.js';
+import { spawnServer, SERVER_ENTRY } from '../../support/server-process.js';
 import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../../support/system.js';
 
 /**
@@ -98,7 +97,7 @@ describe('the built server (`npm run serve`)', () => {
   });
 
   test('no catalog source at all fails startup with one line naming the three variables, exit 1', () => {
-    const result = spawnSync(process.execPath, [projectPath('dist', 'bundle', 'server.js')], {
+    const result = spawnSync(process.execPath, [SERVER_ENTRY], {
       // Everything else is valid: only the catalog source is missing.
       env: { PATH: process.env.PATH ?? '', ...NO_AUTH, CORE_PORT: '0', GATEWAY_PORT: '0', DATABASE_URL: `file:${path.join(dir, 'never.db')}` },
       encoding: 'utf8',
