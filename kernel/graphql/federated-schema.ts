@@ -1,6 +1,6 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { type GraphQLArgument, type GraphQLSchema, isAbstractType, isObjectType, parse } from 'graphql';
+import { type GraphQLArgument, type GraphQLEnumType, type GraphQLSchema, getNamedType, isAbstractType, isEnumType, isInputObjectType, isInterfaceType, isObjectType, parse } from 'graphql';
 import { type AuthChecker, type BuildSchemaOptions, buildSchema, createResolversMap } from 'type-graphql';
 import type { RequestContext } from './request-context.js';
 import type { Operation } from '../identity/authorization.js';
@@ -85,7 +85,31 @@ export async function buildFederatedSchema(options: Omit<BuildSchemaOptions, 'au
   describeRootTypes(schema);
   argumentsInDeclaredOrder(schema);
   const typeDefs = parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(schema)}`);
-  return buildSubgraphSchema({ typeDefs, resolvers: resolvers as never });
+  const subgraph = buildSubgraphSchema({ typeDefs, resolvers: resolvers as never });
+  enumDefaultsAsValues(subgraph);
+  return subgraph;
+}
+
+/**
+ * An enum default as the value the resolvers give that enum. The schema is built from SDL, where a
+ * default is the value's name (`direction: OrderDirection! = ASC`); the resolvers map then gives the
+ * enum's values their TypeScript values (`'asc'`) and leaves the defaults as they were: an omitted
+ * `direction` reached the resolver as `'ASC'` (refused), and introspection could not print it.
+ */
+function enumDefaultsAsValues(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__')) continue;
+    const slots = isInputObjectType(type) ? Object.values(type.getFields()) : isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()).flatMap((field) => field.args) : [];
+    for (const slot of slots) {
+      const enumType = getNamedType(slot.type);
+      if (slot.defaultValue !== undefined && isEnumType(enumType)) (slot as { defaultValue: unknown }).defaultValue = valueOf(enumType, slot.defaultValue);
+    }
+  }
+}
+
+function valueOf(type: GraphQLEnumType, named: unknown): unknown {
+  if (Array.isArray(named)) return named.map((item) => valueOf(type, item));
+  return typeof named === 'string' ? (type.getValue(named)?.value ?? named) : named;
 }
 
 function typenameOf(value: { __typename?: unknown }): string | undefined {

@@ -1,3 +1,6 @@
+import { getIntrospectionQuery, graphql, printSchema } from 'graphql';
+import { SUBGRAPH_NAMES } from '../../subgraphs/names.js';
+import { subgraphSchemaForComposition } from '../../subgraphs/index.js';
 import { miniModelHost } from '../support/mini-model.js';
 import type { ArtifactHost } from '../support/artifact-host.js';
 import { NO_AUTH, type TestSystem, call, startInProcessSystem } from '../support/system.js';
@@ -39,4 +42,24 @@ test.each([
 ])('%s, written in the query: GRAPHQL_VALIDATION_FAILED naming the scalar', async (_what, query, scalar) => {
   const answer = await call(sut.url('gateway'), 'POST', '/graphql', { body: { query } });
   expect(answer.json.errors).toEqual([expect.objectContaining({ message: expect.stringContaining(scalar), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+});
+
+test('an order key without its direction lists in ascending order, the default the schema states', async () => {
+  for (const id of ['b', 'c', 'a']) {
+    const stored = await call(sut.url('records'), 'POST', '/records', { body: { id: `order-${id}`, model: 'm', version: '1', payload: {} }, headers: { 'idempotency-key': `order-${id}` } });
+    expect(stored.status).toBe(200);
+  }
+  const listed = async (order: string) => {
+    const answer = await call(sut.url('gateway'), 'POST', '/graphql', { body: { query: `{ records(orderBy: [${order}]) { nodes { id } } }` } });
+    expect(answer.json.errors).toBeUndefined();
+    return answer.json.data.records.nodes.map((node: { id: string }) => node.id);
+  };
+  expect(await listed('{ field: ID }')).toEqual(['order-a', 'order-b', 'order-c']);
+  expect(await listed('{ field: ID, direction: DESC }')).toEqual(['order-c', 'order-b', 'order-a']);
+});
+
+test.each(SUBGRAPH_NAMES)('the %s subgraph answers introspection, enum defaults by their names', async (name) => {
+  const schema = await subgraphSchemaForComposition(name);
+  expect((await graphql({ schema, source: getIntrospectionQuery() })).errors).toBeUndefined();
+  if (name === 'models') expect(printSchema(schema)).toContain('direction: OrderDirection! = ASC');
 });
