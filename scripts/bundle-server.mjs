@@ -5,10 +5,6 @@
 // Split at the dynamic imports, so a primary that only supervises its workers loads none of the
 // system. Skipped when neither an input nor this script is newer than the bundle.
 //
-// A third entry, dist/bundle/in-process-server.js, is what the tests' in-process systems load
-// (test/support/system.ts): the same chunks, one module graph of a few dozen files for jest's loader
-// to link instead of the ~800 sources (about 3 s of CPU a suite that starts one).
-//
 // Left out of the bundle, loaded from node_modules at run time: native addons (libsql, the Hive
 // planner's), what is only resolved for its files on disk (GraphiQL, Swagger UI) and optional
 // peers the code never installs (class-validator, pg-native). The source maps chain through tsc's,
@@ -28,11 +24,7 @@ if (upToDate()) process.exit(0);
 const result = await build({
   absWorkingDir: root,
   // The artifact preparer starts its worker thread from the script beside its own module: here, beside the bundle's chunks.
-  entryPoints: {
-    server: 'dist/server/main.js',
-    'prepare-worker': 'dist/subgraphs/models/adapters/prepare-worker.js',
-    'in-process-server': 'dist/test/support/in-process-server.js',
-  },
+  entryPoints: { server: 'dist/server/main.js', 'prepare-worker': 'dist/subgraphs/models/adapters/prepare-worker.js' },
   outdir,
   bundle: true,
   splitting: true,
@@ -46,13 +38,7 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
-writeFileSync(inputsFile, JSON.stringify(withSources(Object.keys(result.metafile.inputs))));
-
-/** The inputs and the TypeScript sources tsc built them from: an edit not yet built makes the bundle stale too (test/support/system.ts reads this list). */
-function withSources(inputs) {
-  const sources = inputs.filter((input) => input.startsWith('dist/') && input.endsWith('.js')).map((input) => `${input.slice('dist/'.length, -'.js'.length)}.ts`);
-  return [...inputs, ...sources.filter((source) => existsSync(path.join(root, source)))];
-}
+writeFileSync(inputsFile, JSON.stringify(Object.keys(result.metafile.inputs)));
 
 function upToDate() {
   if (!existsSync(inputsFile)) return false;

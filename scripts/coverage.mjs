@@ -78,8 +78,7 @@ function runJest(args) {
     ['--import', pathToFileURL(path.join(root, 'scripts', 'coverage-children.mjs')).href, '--experimental-vm-modules', jest, '--runInBand', ...coverageArgs, ...args],
     {
       cwd: root,
-      // In-process systems from the sources (test/support/system.ts): jest maps only what ts-jest transformed.
-      env: { ...process.env, COVERAGE_CHILD_DIR: dirs.raw, IN_PROCESS_SERVER: 'source' },
+      env: { ...process.env, COVERAGE_CHILD_DIR: dirs.raw },
       stdio: 'inherit',
     },
   );

@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import type { LogLevel } from '../../kernel/logger.js';
-import { projectPath } from '../../kernel/project.js';
 import type { RunningSystem } from '../../server/system.js';
 import { stopAtScopeEnd } from './cleanup.js';
 import { FREE_LOOPBACK_PORTS, type ServerProcess, spawnServer } from './server-process.js';
@@ -72,35 +71,8 @@ async function ownStore(backend: Backend | undefined): Promise<{ url: string; re
 /** The stores a contract suite runs on: SQLite always, PostgreSQL when it answers (always under CI=true). */
 export const STORES: Backend[] = await backendsUnderTest();
 
-type ServerModules = typeof import('./in-process-server.js');
-
-/** The server's modules, imported when the first in-process system starts (`importServer`). */
-let inProcessServer: Promise<ServerModules> | undefined;
-
-/**
- * What in-process systems run: the bundle `npm run build` makes of in-process-server.ts
- * (dist/bundle/in-process-server.js: the chunks `npm run serve` runs, a few dozen modules where the
- * sources are ~800 for jest's loader to link, about 3 s of CPU less for each suite that starts one,
- * bench/PROFILE.md "Seventh steps"). The sources instead when the bundle is older than one of them
- * (a test run after an edit without a build), or with `IN_PROCESS_SERVER=source`: jest's coverage
- * (scripts/coverage.mjs) and a debugger's breakpoints map only the sources ts-jest transformed.
- */
-function importServer(): Promise<ServerModules> {
-  if (process.env.IN_PROCESS_SERVER === 'source') return import('./in-process-server.js');
-  const stale = staleBundleInput();
-  if (stale === undefined) return import(projectPath('dist', 'bundle', 'in-process-server.js')) as Promise<ServerModules>;
-  process.stderr.write(`in-process systems run from the sources: ${stale} is newer than dist/bundle (npm run build makes it again)\n`);
-  return import('./in-process-server.js');
-}
-
-/** An input of the bundle (a source, a built file, a library) newer than it, as scripts/bundle-server.mjs lists them; undefined when the bundle is current. */
-function staleBundleInput(): string | undefined {
-  const inputsFile = projectPath('dist', 'bundle', 'inputs.json');
-  if (!existsSync(inputsFile) || !existsSync(projectPath('dist', 'bundle', 'in-process-server.js'))) return 'a build (dist/bundle/in-process-server.js is missing)';
-  const built = statSync(inputsFile).mtimeMs;
-  const inputs = JSON.parse(readFileSync(inputsFile, 'utf8')) as string[];
-  return inputs.find((input) => !existsSync(projectPath(input)) || statSync(projectPath(input)).mtimeMs >= built);
-}
+/** The server's modules, imported when the first in-process system starts (in-process-server.ts). */
+let inProcessServer: Promise<typeof import('./in-process-server.js')> | undefined;
 
 export interface InProcessSystem extends TestSystem {
   system: RunningSystem;
@@ -118,7 +90,7 @@ export async function startInProcessSystem(
   env: Record<string, string | undefined>,
   options: TestSystemOptions & { logs?: boolean; logLevel?: LogLevel; stockExecutorOnly?: boolean } = {},
 ): Promise<InProcessSystem> {
-  const { pino, createLogger, readSystemConfig, startSystem } = await (inProcessServer ??= importServer());
+  const { pino, createLogger, readSystemConfig, startSystem } = await (inProcessServer ??= import('./in-process-server.js'));
   const store = await ownStore(options.store);
   const logs: Array<Record<string, any>> = [];
   const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(JSON.parse(chunk.toString())), done()) });
