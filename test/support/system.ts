@@ -5,7 +5,6 @@ import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import type { LogLevel } from '../../kernel/logger.js';
 import type { RunningSystem } from '../../server/system.js';
-import type { SystemConfig } from '../../server/config.js';
 import { stopAtScopeEnd } from './cleanup.js';
 import { FREE_LOOPBACK_PORTS, type ServerProcess, spawnServer } from './server-process.js';
 import { type Backend, backendsUnderTest, createDatabase } from '../subgraphs/models/store/databases.js';
@@ -77,8 +76,6 @@ let inProcessServer: Promise<typeof import('./in-process-server.js')> | undefine
 
 export interface InProcessSystem extends TestSystem {
   system: RunningSystem;
-  /** The settings it runs with (`env` over the in-process defaults). */
-  config: SystemConfig;
 }
 
 /**
@@ -98,10 +95,9 @@ export async function startInProcessSystem(
   const logs: Array<Record<string, any>> = [];
   const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(JSON.parse(chunk.toString())), done()) });
   let system: RunningSystem;
-  let config: SystemConfig;
   try {
     // The settings of an in-process system: free ports, no log lines, the store given; `env` over them.
-    config = readSystemConfig({ ...FREE_LOOPBACK_PORTS, SUBGRAPH_PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: store.url, ...env });
+    const config = readSystemConfig({ ...FREE_LOOPBACK_PORTS, SUBGRAPH_PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: store.url, ...env });
     system = await startSystem(config, {
       logger: options.logs ? createLogger({ level: options.logLevel ?? 'info', destination }) : pino({ level: 'silent' }),
       stockExecutorOnly: options.stockExecutorOnly,
@@ -113,7 +109,6 @@ export async function startInProcessSystem(
   const port = (listener: string) => system.ports[listener] ?? fail(`no listener ${listener}`);
   return {
     system,
-    config,
     logs,
     pid: process.pid,
     url: (listener) => `http://127.0.0.1:${port(listener)}`,
