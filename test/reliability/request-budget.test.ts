@@ -67,20 +67,21 @@ describe.each(backends)('the request budget on %s', (backend: Backend) => {
   beforeAll(async () => {
     database = await createDatabase(backend);
     const common = { ...NO_AUTH, ...modelsEnv, DATABASE_URL: database.url };
-    [server, tight] = await Promise.all([
-      spawnServer({ ...common, WORKERS }),
-      startInProcessSystem({
-        ...common,
-        REQUEST_MAX_RECORDS_READ: '150',
-        REQUEST_MAX_RESPONSE_BYTES: '100000',
-        // Long enough for the other caps' pages on a busy machine; the catalog below stalls past it.
-        REQUEST_MAX_DURATION_MS: '5000',
-        // The refresh below must run into the budget's deadline, not the fetch's own timeout; a
-        // statement left running past the deadline would outlive the test's check, not end at 10 s.
-        REGISTRY_FETCH_TIMEOUT_MS: '15000',
-        DATABASE_STATEMENT_TIMEOUT_MS: '60000',
-      }),
-    ]);
+    // One after the other: the built server's workers load their catalog from the artifact host in
+    // this process, and an in-process system starting beside it held this process's loop for
+    // seconds on a busy machine, past the catalog fetch's timeout (the mini model then answered 404).
+    server = await spawnServer({ ...common, WORKERS });
+    tight = await startInProcessSystem({
+      ...common,
+      REQUEST_MAX_RECORDS_READ: '150',
+      REQUEST_MAX_RESPONSE_BYTES: '100000',
+      // Long enough for the other caps' pages on a busy machine; the catalog below stalls past it.
+      REQUEST_MAX_DURATION_MS: '5000',
+      // The refresh below must run into the budget's deadline, not the fetch's own timeout; a
+      // statement left running past the deadline would outlive the test's check, not end at 10 s.
+      REGISTRY_FETCH_TIMEOUT_MS: '15000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+    });
     await seed(server.url('records'));
   }, 120_000);
   afterAll(async () => {
