@@ -3,6 +3,8 @@ import type { ExecutionResult } from 'graphql';
 import { type RequestContext, isRequestContext } from '../kernel/graphql/request-context.js';
 import type { Gateway } from './gateway.js';
 import { queryHashOf } from './executor/executor.js';
+import { executeStep } from '../pipeline/graphql-run.js';
+import type { Exchange, RequestPipeline } from '../pipeline/pipeline.js';
 
 /** What `execute` left for Apollo's gateway path: an answer with errors to format, or a failure to report. */
 type Settled = { result: ExecutionResult } | { failure: unknown };
@@ -16,7 +18,9 @@ type ServerGateway = ApolloServerOptionsWithGateway<RequestContext>['gateway'];
  * resolved operation before Apollo's gateway path starts: an answer without errors goes out as it
  * is. An answer with errors, or a failure, takes Apollo's gateway path as before, so that errors
  * are formatted, counted and given their HTTP status in one place (Apollo's), and the
- * `gateway.executor` there hands over what `execute` settled, kept by the request's context.
+ * `gateway.executor` there hands over what `execute` settled, kept by the request's context. The
+ * execution is the runner's execute step and result concerns (pipeline/graphql-run.ts), as on the
+ * other doors; its result step is apollo-door.ts's.
  *
  * Why not Apollo's gateway path for every request: for each one it builds a legacy request context
  * whose `response.http.status` accessors V8 keeps in the old generation, and through them a copy of
@@ -24,7 +28,7 @@ type ServerGateway = ApolloServerOptionsWithGateway<RequestContext>['gateway'];
  * promoted ~1 KB per request, and the full collections it caused set the workers' p99
  * (bench/PROFILE.md, "What still got promoted"; docs/DECISIONS.md).
  */
-export function apolloAnswers(gateway: Gateway, supergraphSdl: string) {
+export function apolloAnswers(gateway: Gateway, supergraphSdl: string, pipeline: RequestPipeline) {
   // Keyed by the request's RequestContext: Apollo hands the same object to the plugin and, as
   // `context`, to the gateway's executor; an entry goes with the request.
   const settled = new WeakMap<RequestContext, Settled>();
@@ -36,7 +40,8 @@ export function apolloAnswers(gateway: Gateway, supergraphSdl: string) {
       let result: ExecutionResult;
       try {
         // The answer is only written (apollo-door.ts `stringifyAnswer`): subtrees may stay as the subgraphs' text.
-        result = await gateway.execute({ operation: resolved, variables: request.variables ?? {}, context: contextValue, shareInFlight: true, rawSubtrees: true });
+        const run = () => gateway.execute({ operation: resolved, variables: request.variables ?? {}, context: contextValue, shareInFlight: true, rawSubtrees: true });
+        result = pipeline.result(contextValue.trace as Exchange, await executeStep(contextValue.budget, run));
       } catch (failure) {
         settled.set(contextValue, { failure });
         return null;

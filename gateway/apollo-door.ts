@@ -4,7 +4,7 @@ import { DomainError } from '../kernel/errors.js';
 import { refusalError } from '../kernel/graphql/budgeted-answer.js';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { operationStep, resultStep } from '../pipeline/graphql-run.js';
-import type { Exchange, RequestPipeline } from '../pipeline/pipeline.js';
+import { type Exchange, type RequestPipeline, refused } from '../pipeline/pipeline.js';
 import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
 import { answerText } from '../kernel/http/answer-text.js';
 
@@ -62,10 +62,7 @@ export function stringifyAnswer(result: FormattedExecutionResult): string {
   try {
     return `${answerText(result)}\n`;
   } catch (error) {
-    if (exchange) {
-      exchange.failures.push(error);
-      exchange.codes = ['INTERNAL_ERROR'];
-    }
+    if (exchange) refused(exchange, error);
     throw error;
   }
 }

@@ -1,7 +1,6 @@
 import { type DocumentNode, type EnumTypeDefinitionNode, type ExecutionResult, type GraphQLSchema, Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/graphql/request-context.js';
-import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
 import { boundedApolloCache } from './bounded-apollo-cache.js';
 import type { StockExecution } from './executor/apollo-executor.js';
 import { federatedSupergraph } from './executor/supergraph.js';
@@ -16,8 +15,9 @@ export interface Gateway {
   /** The client-visible (API) schema. */
   schema: GraphQLSchema;
   /**
-   * Runs an operation parsed and validated against `schema`, within its request's budget: the
-   * project's executor answers it, or declines it to @apollo/gateway's own (introspection, `@defer`).
+   * Runs an operation parsed and validated against `schema` (the runner holds it to its request's
+   * budget: pipeline/graphql-run.ts): the project's executor answers it, or declines it to
+   * @apollo/gateway's own (introspection, `@defer`).
    */
   execute(request: GatewayRequest): Promise<ExecutionResult>;
   stop(): Promise<void>;
@@ -72,11 +72,9 @@ export async function startGateway(supergraphSdl: string, subgraphs: Readonly<Re
   const stockExecution = () => (stock ??= loadStockExecution(supergraphSdl, shared, schema, options.logger));
   return {
     schema,
-    execute({ operation, variables, context, shareInFlight, rawSubtrees }) {
+    async execute({ operation, variables, context, shareInFlight, rawSubtrees }) {
       const request = { document: operation.document, operationName: operation.requestOperationName, variables, context, rawSubtrees };
-      const run = async () => (await executor.execute(request, shareInFlight ? shared : subgraphs)) ?? (await stockExecution()).execute(operation, variables, context);
-      // Every answer, whichever executor makes it, is held to the request's budget (budgeted-answer.ts).
-      return answerWithinBudget(context.budget, run);
+      return (await executor.execute(request, shareInFlight ? shared : subgraphs)) ?? (await stockExecution()).execute(operation, variables, context);
     },
     stop: async () => {
       if (stock) await (await stock).stop();

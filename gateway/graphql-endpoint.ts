@@ -3,8 +3,8 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import express, { type Express } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { DomainError, isErrorCode } from '../kernel/errors.js';
-import { fromGraphQLError, isGraphQLRequestCode, toGraphQLError } from '../kernel/graphql/graphql-errors.js';
-import type { Answer, Exchange, RequestPipeline } from '../pipeline/pipeline.js';
+import { isGraphQLRequestCode } from '../kernel/graphql/graphql-errors.js';
+import { type Answer, type Exchange, type RequestPipeline, refused } from '../pipeline/pipeline.js';
 import { graphqlDoor } from '../pipeline/graphql-door.js';
 import { answerInPieces, apolloDoorPlugin, stringifyAnswer } from './apollo-door.js';
 import { refusalError } from '../kernel/graphql/budgeted-answer.js';
@@ -45,7 +45,7 @@ export interface GraphQLEndpointOptions {
  */
 export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<{ app: Express; server: ApolloServer<RequestContext> }> {
   const door = graphqlDoor('graphql', 'graphql');
-  const answers = apolloAnswers(options.gateway, options.supergraphSdl);
+  const answers = apolloAnswers(options.gateway, options.supergraphSdl, options.pipeline);
   const server = new ApolloServer<RequestContext>({
     gateway: answers.gateway,
     // Apollo Server's own rule would tell users to "pass introspection: true to ApolloServer".
@@ -158,9 +158,8 @@ async function authenticatedContext(access: AccessControl, req: express.Request,
   try {
     await context.identity();
   } catch (error) {
-    const refused = toGraphQLError(error, exchange);
-    exchange.codes = [String(refused.extensions.code)];
-    throw refusalError(fromGraphQLError(refused));
+    // Apollo Server answers a context that fails with the refusal's status (refusalError).
+    throw refusalError(refused(exchange, error));
   }
   return context;
 }

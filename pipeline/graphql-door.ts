@@ -2,6 +2,7 @@ import { GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
 import { ERROR_STATUSES, isErrorCode } from '../kernel/errors.js';
 import { isGraphQLRequestCode } from '../kernel/graphql/graphql-errors.js';
 import { graphqlRefusal } from '../kernel/http/graphql-body.js';
+import { recordFailure, recordFirstFailure } from '../kernel/graphql/request-context.js';
 import type { Door, Exchange } from './pipeline.js';
 import { RequestMistake } from './request-mistake.js';
 
@@ -73,15 +74,10 @@ function unresolved(message: string): GraphQLError {
 function codeOf(error: GraphQLError, exchange: Exchange): string {
   const code = error.extensions?.code;
   if (isErrorCode(code)) {
-    if (ERROR_STATUSES[code] >= 500) recordUnrecorded(exchange, error);
+    if (ERROR_STATUSES[code] >= 500) recordFirstFailure(exchange, error.originalError ?? error);
     return code;
   }
   if (isGraphQLRequestCode(code)) return code;
-  exchange.failures.push(error.originalError ?? error);
+  recordFailure(exchange, error.originalError ?? error);
   return 'INTERNAL_ERROR';
-}
-
-/** A server error's cause, unless one is recorded already (by the resolver or the subgraph client that failed). */
-export function recordUnrecorded(exchange: Exchange, error: GraphQLError): void {
-  if (exchange.failures.length === 0) exchange.failures.push(error.originalError ?? error);
 }

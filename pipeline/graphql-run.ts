@@ -1,5 +1,7 @@
 import { type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, GraphQLError, type GraphQLSchema, type OperationDefinitionNode, getOperationAST } from 'graphql';
 import type { DocumentCache } from '../kernel/graphql/document-cache.js';
+import { breachAnswer } from '../kernel/graphql/budgeted-answer.js';
+import type { RequestBudget } from '../kernel/request-budget.js';
 import { fragmentsOf } from './limits/measure.js';
 import { mistakeOf, named, record, runnableOperation } from './graphql-door.js';
 import type { Exchange, PlannedRequest } from './pipeline.js';
@@ -31,7 +33,7 @@ export interface GraphQLRun {
    * which the gateway measured at the edge.
    */
   concerns: boolean;
-  /** Runs the operation (a subgraph's schema, the gateway) within the request's budget. */
+  /** Runs the operation (a subgraph's schema, the gateway); the runner holds it to the request's budget. */
   execute(document: DocumentNode, operation: OperationDefinitionNode): Promise<ExecutionResult>;
 }
 
@@ -39,6 +41,8 @@ export interface GraphQLRun {
 export interface Concerns {
   document(exchange: Exchange, query: string): void;
   operation(request: PlannedRequest): void;
+  /** The operation's result as the concerns leave it (the budget's breach answered alone). */
+  result(exchange: Exchange, result: ExecutionResult): ExecutionResult;
 }
 
 /** What the operation step is handed: a document parsed and validated, by the runner or by Apollo Server at `/graphql`. */
@@ -56,10 +60,11 @@ export interface ResolvedDocument {
 /**
  * The steps every GraphQL door runs an operation through, in envelop's order: the document (a
  * client's text meets the size concerns, then is parsed and validated once; a prepared one is both
- * already), the operation (`operationStep`), its execution, and its result (`resultStep`). A refusal
- * throws: a RequestMistake in GraphQL's terms, or a concern's DomainError, which the door's envelope
- * answers (pipeline.ts `run`). `/graphql` runs the same steps from Apollo Server's hooks
- * (gateway/apollo-door.ts), which parses and validates there.
+ * already), the operation (`operationStep`), its execution within the request's budget
+ * (`executeStep`), and its result (the result concerns, then `resultStep`). A refusal throws: a
+ * RequestMistake in GraphQL's terms, or a concern's DomainError, which the door's envelope answers
+ * (pipeline.ts `run`). `/graphql` runs the same steps from Apollo Server's hooks
+ * (gateway/apollo-door.ts, apollo-answers.ts), which parses and validates there.
  */
 export async function runGraphQL(concerns: Concerns, run: GraphQLRun): Promise<ExecutionResult> {
   const { exchange, source, schema, variables } = run;
@@ -71,9 +76,23 @@ export async function runGraphQL(concerns: Concerns, run: GraphQLRun): Promise<E
   } catch (error) {
     throw error instanceof GraphQLError ? mistakeOf(error) : error;
   }
-  const result = await run.execute(resolved.document, operation);
+  const result = concerns.result(exchange, await executeStep(exchange.budget, () => run.execute(resolved.document, operation)));
   resultStep(exchange, result.errors);
   return result;
+}
+
+/**
+ * The execute step: the operation runs until the request's deadline (kernel/request-budget.ts
+ * `within`, which stops the work too); a run that failed past a cap of the budget is answered with
+ * that breach (`breachAnswer`), any other failure is thrown on.
+ */
+export async function executeStep<T>(budget: RequestBudget, execute: () => Promise<T>): Promise<T | ExecutionResult> {
+  try {
+    return await budget.within(execute());
+  } catch (error) {
+    if (budget.breach) return breachAnswer(budget.breach);
+    throw error;
+  }
 }
 
 /**

@@ -2,9 +2,9 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { type GraphQLRun, runGraphQL } from './graphql-run.js';
 import type { MeasuredOperation } from './limits/measure.js';
-import type { RequestContext, RequestTrace } from '../kernel/graphql/request-context.js';
+import { type RequestContext, type RequestTrace, recordFailure, recordFirstFailure } from '../kernel/graphql/request-context.js';
 import { NO_BUDGET } from '../kernel/request-budget.js';
-import { DomainError, toDomainError } from '../kernel/errors.js';
+import { DomainError, ERROR_STATUSES, toDomainError } from '../kernel/errors.js';
 import { RequestMistake } from './request-mistake.js';
 import { jsonPieces } from '../kernel/http/json-pieces.js';
 import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
@@ -100,6 +100,8 @@ export interface RequestPlugin {
   onDocument?(exchange: Exchange, query: string): void;
   /** Its operation is about to run: a plugin refuses it by throwing a DomainError. */
   onOperation?(request: PlannedRequest): void;
+  /** Its operation's result, before the door answers it: a plugin may answer another in its place (the budget's breach). */
+  onResult?(exchange: Exchange, result: ExecutionResult): ExecutionResult;
   /** A remote subgraph fetch: a plugin may set headers or the signal, and must call `send` once. */
   onSubgraphFetch?(fetch: SubgraphFetch, send: () => Promise<SubgraphResponse>): Promise<SubgraphResponse>;
   /** The answer is decided (status and codes set), as it is sent. */
@@ -113,9 +115,11 @@ export interface RequestPlugin {
  */
 export class RequestPipeline {
   private readonly fetchHooks: NonNullable<RequestPlugin['onSubgraphFetch']>[];
+  private readonly resultHooks: NonNullable<RequestPlugin['onResult']>[];
 
   constructor(private readonly plugins: readonly RequestPlugin[]) {
     this.fetchHooks = plugins.flatMap((plugin) => (plugin.onSubgraphFetch ? [plugin.onSubgraphFetch.bind(plugin)] : []));
+    this.resultHooks = plugins.flatMap((plugin) => (plugin.onResult ? [plugin.onResult.bind(plugin)] : []));
   }
 
   /**
@@ -167,6 +171,12 @@ export class RequestPipeline {
     for (const plugin of this.plugins) plugin.onOperation?.(request);
   }
 
+  /** An operation's result through every plugin's `onResult`, in order. */
+  result(exchange: Exchange, result: ExecutionResult): ExecutionResult {
+    for (const hook of this.resultHooks) result = hook(exchange, result);
+    return result;
+  }
+
   /** A GraphQL operation through the steps every GraphQL door shares (graphql-run.ts), this pipeline's concerns among them. */
   graphql(run: GraphQLRun): Promise<ExecutionResult> {
     return runGraphQL(this, run);
@@ -188,10 +198,21 @@ function refusal(door: Door, exchange: Exchange, error: unknown): Answer {
     exchange.codes = error.errors.map((mistake) => mistake.code);
     return door.mistake(error);
   }
-  if (!(error instanceof DomainError)) exchange.failures.push(error);
-  const refused = toDomainError(error);
-  exchange.codes = [refused.code];
-  return door.refuse(refused);
+  return door.refuse(refused(exchange, error));
+}
+
+/**
+ * A request refused, whichever step refused it (this runner's, or Apollo Server's at `/graphql`):
+ * its code on the exchange, and when the server is at fault its cause for the log line: anything
+ * that is no DomainError, or a 5xx one whose cause nothing recorded on the way (a JWKS outage's
+ * AUTH_UNAVAILABLE). Returns the refusal as the door's envelope answers it.
+ */
+export function refused(exchange: Exchange, error: unknown): DomainError {
+  const refusal = toDomainError(error);
+  if (!(error instanceof DomainError)) recordFailure(exchange, error);
+  else if (ERROR_STATUSES[refusal.code] >= 500) recordFirstFailure(exchange, error);
+  exchange.codes = [refusal.code];
+  return refusal;
 }
 
 /** Pieces are gathered up to this many characters before a write: fewer, larger writes. */
@@ -247,7 +268,7 @@ async function sendPieces(response: ServerResponse, status: number, headers: Rec
     response.end(pending);
   } catch (error) {
     // The status is sent: the connection is all that can say the answer is not whole.
-    exchange.failures.push(error);
+    recordFailure(exchange, error);
     response.destroy();
   }
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Kind, type OperationDefinitionNode } from 'graphql';
 import { BUDGET_HEADER, type BudgetLimits, type RequestBudget, adoptReportedBreach, headerMs, requestBudget } from '../kernel/request-budget.js';
 import type { AnswerMemory } from '../kernel/answer-memory.js';
+import { breachAnswer } from '../kernel/graphql/budgeted-answer.js';
 import type { RequestPlugin, SubgraphFetch } from './pipeline.js';
 
 /** Root fields whose work has a time bound of its own, in milliseconds: their requests are held to it instead of REQUEST_MAX_DURATION_MS. */
@@ -13,7 +14,9 @@ export type OwnDeadlines = Readonly<Record<string, number>>;
  * to what the gateway says is left (BUDGET_HEADER), so a deadline holds across the hop. A remote
  * fetch carries that header, stops when the budget runs out, and a subgraph's own breach becomes
  * the request's (its code is what the client gets). An operation whose every root field has a
- * deadline of its own (`ownDeadlines`: the admin refresh) is held to that instead. `memory`:
+ * deadline of its own (`ownDeadlines`: the admin refresh) is held to that instead. An operation's
+ * result is measured before anyone writes it, and one whose request went past a cap anywhere is
+ * answered with that breach alone (`breachAnswer`). `memory`:
  * PROCESS_MAX_ANSWER_MB's, which every request's reads and answer take from
  * (kernel/answer-memory.ts), given back when it is answered.
  */
@@ -25,6 +28,16 @@ export function requestBudgetPlugin(limits: BudgetLimits, ownDeadlines: OwnDeadl
     onOperation({ exchange, operation }) {
       const own = ownDeadlineOf(operation, ownDeadlines);
       if (own !== null) exchange.budget.extendDeadline(own);
+    },
+    onResult({ budget }, result) {
+      if (budget.breach === null) {
+        try {
+          budget.chargeAnswer(result);
+        } catch {
+          // kept as the breach, answered below
+        }
+      }
+      return budget.breach ? breachAnswer(budget.breach) : result;
     },
     async onSubgraphFetch(fetch, send) {
       const { budget } = fetch.context;

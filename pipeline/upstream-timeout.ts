@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { recordFailure } from '../kernel/graphql/request-context.js';
 import type { RequestPlugin } from './pipeline.js';
 
 /**
@@ -21,7 +22,7 @@ export function upstreamTimeout(subgraphTimeoutMs: number): RequestPlugin {
       } catch (error) {
         if (!controller.signal.aborted) throw error;
         const timedOut = new GraphQLError(`the ${fetch.subgraph} subgraph did not answer within ${timeoutMs} ms`, { extensions: { code: 'SUBGRAPH_TIMEOUT' } });
-        fetch.context.trace?.failures.push(timedOut);
+        recordFailure(fetch.context.trace, timedOut);
         throw timedOut;
       } finally {
         clearTimeout(timer);

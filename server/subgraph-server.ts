@@ -5,7 +5,6 @@ import { executeSubgraph } from '../kernel/graphql/execute-subgraph.js';
 import { DocumentCache } from '../kernel/graphql/document-cache.js';
 import { withoutSuggestions } from '../kernel/graphql/no-introspection.js';
 import { DomainError } from '../kernel/errors.js';
-import { answerWithinBudget } from '../kernel/graphql/budgeted-answer.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { graphqlJsonBody, graphqlRefusal } from '../kernel/http/graphql-body.js';
 import type { BodyLimits } from '../kernel/http/json-bytes.js';
@@ -98,8 +97,7 @@ async function answer(options: SubgraphServerOptions, documents: DocumentCache, 
     variables: variables ?? {},
     // A direct caller's document meets the limits the edge applies (the gateway's were met there).
     concerns: sender === 'caller',
-    execute: (document) =>
-      answerWithinBudget(context.budget, () => executeSubgraph({ schema: options.schema, document, variableValues: variables, operationName, contextValue: context satisfies RequestContext })),
+    execute: (document) => executeSubgraph({ schema: options.schema, document, variableValues: variables, operationName, contextValue: context satisfies RequestContext }),
   });
   // A breached budget is answered alone, with its status; the gateway takes it as its own breach.
   if (context.budget.breach) throw context.budget.breach;

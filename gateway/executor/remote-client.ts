@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { GraphQLError } from 'graphql';
-import type { RequestContext } from '../../kernel/graphql/request-context.js';
+import { type RequestContext, recordFailure } from '../../kernel/graphql/request-context.js';
 import type { RequestBudget } from '../../kernel/request-budget.js';
 import type { RequestPipeline, SubgraphFetch, SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 import { type SubgraphClient, isQuery } from './subgraph-client.js';
@@ -61,7 +61,7 @@ export class RemoteClient implements SubgraphClient {
       return await this.exchange(fetch, raw);
     } catch (error) {
       // An aborted fetch is the timeout's to report (upstream-timeout.ts).
-      if (!fetch.signal?.aborted) fetch.context.trace?.failures.push((error as GraphQLError).originalError ?? error);
+      if (!fetch.signal?.aborted) recordFailure(fetch.context.trace, (error as GraphQLError).originalError ?? error);
       throw error;
     }
   }

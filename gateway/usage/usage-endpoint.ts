@@ -2,7 +2,7 @@ import express, { type Router } from 'express';
 import { type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import { DomainError } from '../../kernel/errors.js';
 import { credentialSourceOf } from '../../kernel/identity/identity.js';
-import { type AccessControl, requestContext } from '../../kernel/graphql/request-context.js';
+import { type AccessControl, recordFailure, requestContext } from '../../kernel/graphql/request-context.js';
 import type { Exchange, RequestPipeline } from '../../pipeline/pipeline.js';
 import { ADMIN_DOOR } from '../../pipeline/graphql-door.js';
 import { storeFailure } from '../../database/failure.js';
@@ -93,7 +93,7 @@ export function adminPath(
       } catch (error) {
         if (error instanceof DomainError) throw error;
         const failed = storeFailure(failure, error);
-        exchange.failures.push(failed);
+        recordFailure(exchange, failed);
         throw failed;
       }
     });

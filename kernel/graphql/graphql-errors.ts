@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { DomainError, ERROR_STATUSES, isErrorCode, toDomainError } from '../errors.js';
-import type { RequestContext, RequestTrace } from './request-context.js';
+import { type RequestContext, type RequestTrace, recordFailure } from './request-context.js';
 
 /**
  * The one place where a thrown value becomes a GraphQL error: the contract's code and details go
@@ -11,7 +11,7 @@ import type { RequestContext, RequestTrace } from './request-context.js';
 export function toGraphQLError(error: unknown, trace?: RequestTrace): GraphQLError {
   if (error instanceof GraphQLError && isErrorCode(error.extensions?.code)) return error;
   const domain = toDomainError(error);
-  if (ERROR_STATUSES[domain.code] >= 500) trace?.failures.push(error);
+  if (ERROR_STATUSES[domain.code] >= 500) recordFailure(trace, error);
   return new GraphQLError(domain.message, { extensions: { code: domain.code, details: domain.details } });
 }
 

@@ -18,6 +18,20 @@ export interface RequestTrace {
 }
 
 /**
+ * A failure that is the server's fault, recorded on the request's trace as thrown (causes and all)
+ * where it happened, for the one log line the request's door writes (pipeline/server-error-log.ts).
+ * Every failure is recorded through here or `recordFirstFailure`.
+ */
+export function recordFailure(trace: RequestTrace | undefined, failure: unknown): void {
+  trace?.failures.push(failure);
+}
+
+/** A failure seen again further out (relayed, refused), recorded only when nothing recorded its cause on the way. */
+export function recordFirstFailure(trace: RequestTrace, failure: unknown): void {
+  if (trace.failures.length === 0) trace.failures.push(failure);
+}
+
+/**
  * What every resolver receives. The identity is resolved lazily and once: public fields (the
  * liveness probe) never authenticate, every other root field does (see `authChecker`).
  */

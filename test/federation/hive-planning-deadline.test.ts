@@ -7,7 +7,7 @@ import type { OperationRequest } from '../../gateway/executor/executor.js';
 import { HivePlannedOperations } from '../../gateway/executor/hive/hive-planned-operations.js';
 import type { SubgraphClient } from '../../gateway/executor/subgraph-client.js';
 import { loadHivePlanner } from '../../gateway/executor/planner.js';
-import { answerWithinBudget } from '../../kernel/graphql/budgeted-answer.js';
+import { executeStep } from '../../pipeline/graphql-run.js';
 import type { RequestContext } from '../../kernel/graphql/request-context.js';
 import { NO_BUDGET, type RequestBudget, requestBudget } from '../../kernel/request-budget.js';
 import { FEDERATION_LINK } from './tiny-federation.js';
@@ -55,7 +55,7 @@ describeHive("Hive's planning within the request's deadline", () => {
     },
   };
   const request = (document: DocumentNode, budget: RequestBudget): OperationRequest => ({ document, operationName: undefined, variables: {}, context: contextWith(budget) });
-  /** A deadline of 1 ms, armed as the gateway arms every request's (answerWithinBudget). */
+  /** A deadline of 1 ms, armed as the runner arms every request's (executeStep). */
   const expiring = () => requestBudget({ maxDurationMs: 1, maxResponseBytes: 0, maxRecordsRead: 0 });
 
   beforeAll(() => {
@@ -72,7 +72,7 @@ describeHive("Hive's planning within the request's deadline", () => {
     const document = chainDocument();
     const budget = expiring();
     const running = operations.execute(request(document, budget), subgraphs);
-    const answered = await answerWithinBudget(budget, () => running);
+    const answered = await executeStep(budget, () => running);
     expect(answered?.errors?.[0]?.extensions.code).toBe('DEADLINE_EXCEEDED');
     // The executor itself ends, not only the answer: its planning was stopped, nothing ran after it.
     await expect(running).rejects.toMatchObject({ code: 'DEADLINE_EXCEEDED' });
@@ -85,7 +85,7 @@ describeHive("Hive's planning within the request's deadline", () => {
     const document = chainDocument();
     const budget = expiring();
     const first = operations.execute(request(document, budget), subgraphs);
-    void answerWithinBudget(budget, () => first);
+    void executeStep(budget, () => first);
     const second = operations.execute(request(document, NO_BUDGET), subgraphs);
     await expect(first).rejects.toMatchObject({ code: 'DEADLINE_EXCEEDED' });
     expect(await second).toEqual({ data: { things: [{ name: 'one' }] } });

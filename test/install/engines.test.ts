@@ -6,7 +6,7 @@ import { projectPath } from '../../kernel/project.js';
  * `npm ci` warns EBADENGINE for every installed package whose `engines.node` leaves out the Node
  * running it. The lock records each package's `engines`: every one must take every Node version
  * that package.json's `engines` promises, so that an install on a supported line prints none
- * (docs/DECISIONS.md, "Node lines, installation, no network of its own"). CI also installs on each line (.ci/node-lines).
+ * (docs/DECISIONS.md, "Node lines, installation, no network of its own"). CI also resolves the lock on each line (`npm ci --dry-run`, .ci/node-lines).
  */
 
 interface Lock {

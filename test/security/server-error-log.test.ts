@@ -109,3 +109,25 @@ test('a subgraph that is down: 503 SUBGRAPH_UNAVAILABLE and one line with the ca
     }),
   ]);
 });
+
+test('the key set down: AUTH_UNAVAILABLE at a facade and at /graphql, one line each naming the same cause', async () => {
+  const idp = await JwksServer.start();
+  const token = await idp.sign({ scope: 'records:read' });
+  await idp.down();
+  const sut = await startInProcessSystem({ ...idp.authEnv(), REGISTRY_CATALOG_JSON: '[]' }, { logs: true });
+  try {
+    const answers = [
+      await call(sut.url('core'), 'GET', '/models', { headers: bearer(token) }),
+      await call(sut.url('gateway'), 'POST', '/graphql', { body: { query: '{ models { id } }' }, headers: bearer(token) }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([503, 503]);
+    await eventually(() => serverErrors(sut).length >= 2);
+    const cause = { class: 'DomainError', message: 'identity provider key set unavailable', code: 'AUTH_UNAVAILABLE' };
+    expect(serverErrors(sut)).toEqual(
+      ['core', 'graphql'].map((door, index) => expect.objectContaining({ requestId: answers[index]!.headers.get('x-request-id'), door, status: 503, codes: ['AUTH_UNAVAILABLE'], causes: [cause] })),
+    );
+  } finally {
+    await sut.stop();
+    await idp.close();
+  }
+});
