@@ -7,6 +7,7 @@ import { federatedSupergraph } from './executor/supergraph.js';
 import { DECLINES_EVERYTHING, type OperationExecutor, type ResolvedOperation } from './executor/executor.js';
 import { InflightSharing } from './executor/inflight-sharing.js';
 import { HivePlannedOperations } from './executor/hive/hive-planned-operations.js';
+import { IntrospectionAnswers } from './executor/introspection.js';
 import { type PlannerMode, loadHivePlanner } from './executor/planner.js';
 import { type SubgraphClient, apolloDataSource } from './executor/subgraph-client.js';
 import { DemandDirectives, declareDemand } from '../pipeline/limits/demand-directives.js';
@@ -17,7 +18,7 @@ export interface Gateway {
   /**
    * Runs an operation parsed and validated against `schema` (the runner holds it to its request's
    * budget: pipeline/graphql-run.ts): the project's executor answers it, or declines it to
-   * @apollo/gateway's own (introspection, `@defer`).
+   * @apollo/gateway's own (executor/executor.ts).
    */
   execute(request: GatewayRequest): Promise<ExecutionResult>;
   stop(): Promise<void>;
@@ -50,9 +51,10 @@ export interface GatewayOptions {
  * a server's request pipeline: the REST facades hold pre-parsed, pre-validated documents, and
  * `/graphql` has done that work in Apollo Server.
  *
- * What the executor declines (introspection, `@defer`) is @apollo/gateway's, loaded at the first
- * such operation: its modules and its own planner were a fifth of a worker's start, which every
- * process paid for operations most never receive.
+ * Introspection is answered over the API schema (executor/introspection.ts). What the executor
+ * declines is @apollo/gateway's, loaded at the first such operation, with a log line: its modules
+ * and its own planner were a fifth of a worker's start, which every process paid for operations
+ * most never receive.
  *
  * `/graphql` shares identical subgraph queries in flight (executor/inflight-sharing.ts); the REST
  * facades' operations do not: a REST request is one execution, as in the original services, and
@@ -110,12 +112,17 @@ async function loadStockExecution(supergraphSdl: string, shared: Readonly<Record
     },
   });
   const loaded = await apollo.load();
+  logger.info("@apollo/gateway loaded, for the operations the project's executor declines");
   return { execute: stockExecution(loaded.executor, schema, logger), stop: () => apollo.stop() };
 }
 
-/** Hive's planner, or Apollo's (loaded only where it plans: its modules are a twentieth of a start). */
 async function operationExecutor(options: GatewayOptions, schema: GraphQLSchema, supergraphSdl: string): Promise<OperationExecutor> {
   if (options.stockExecutorOnly) return DECLINES_EVERYTHING;
+  return new IntrospectionAnswers(schema, await plannedOperations(options, schema, supergraphSdl));
+}
+
+/** Hive's planner, or Apollo's (loaded only where it plans: its modules are a twentieth of a start). */
+async function plannedOperations(options: GatewayOptions, schema: GraphQLSchema, supergraphSdl: string): Promise<OperationExecutor> {
   if (options.planner === 'apollo') return new (await import('./executor/apollo-planner/planned-operations.js')).PlannedOperations(schema, supergraphSdl);
   const hive = loadHivePlanner();
   if ('error' in hive) throw hive.error;

@@ -6,8 +6,10 @@ import type { SubgraphClient } from './subgraph-client.js';
 
 /**
  * What runs a request's operation: the project's executor over a query planner's plans (hive/ on
- * Hive's planner, apollo-planner/ on Apollo's where Hive's does not load). It answers, or declines
- * (null) an operation no plan of its kind can answer (introspection, `@defer`), which
+ * Hive's planner, apollo-planner/ on Apollo's where Hive's does not load), introspection alone
+ * over the API schema (introspection.ts). It answers, or declines (null) what it cannot answer as
+ * @apollo/gateway would (introspection beside data, a response name of `Object.prototype`, a
+ * `@skip`/`@include` variable that is not a boolean, a plan node it does not run), which
  * @apollo/gateway's own executor then answers (apollo-executor.ts).
  */
 export interface OperationExecutor {

@@ -33,22 +33,23 @@ interface Unplannable {
 /** A planning the request that started it stopped (its deadline passed): not kept, planned again by the next request. */
 const STOPPED = Symbol('planning stopped');
 
-/** GATEWAY_PLANNER=hive: the code of the error an operation gets that no plan can answer correctly. */
+/** Hive's planner: the code of the error an operation gets that no plan can answer correctly. */
 export const QUERY_PLANNING_FAILED = 'QUERY_PLANNING_FAILED';
 
 /**
- * GATEWAY_EXECUTOR=planned with GATEWAY_PLANNER=hive: every operation, its first request included,
- * is planned by Hive's query planner and run by hive-plan-execution.ts; the answer is shaped as
- * the gateway shapes it (result-shaping.ts), which leaves the plan's internal aliases out. Plans are
- * kept per parsed document and operation name, as PlannedOperations keeps @apollo/gateway's; the
- * first requests of an operation arriving together share one planning.
+ * Every operation, its first request included, is planned by Hive's query planner and run by
+ * hive-plan-execution.ts; the answer is shaped as the gateway shapes it (result-shaping.ts), which
+ * leaves the plan's internal aliases out. Plans are kept per parsed document and operation name,
+ * as PlannedOperations keeps @apollo/gateway's; the first requests of an operation arriving
+ * together share one planning.
  *
  * The document planned is the client's with the aliases that could meet the planner's own fields
  * renamed (client-aliases.ts); shaping gives the answer the client's names back.
  *
  * An operation Hive's planner cannot plan (say, a field of a non-resolvable interface object) is
- * answered with a QUERY_PLANNING_FAILED error rather than a wrong `null` (issue 28). Introspection,
- * `@defer` and subscriptions stay with @apollo/gateway, planned by Apollo's planner.
+ * answered with a QUERY_PLANNING_FAILED error rather than a wrong `null` (issue 28). Introspection
+ * beside data stays with @apollo/gateway (introspection alone: ../introspection.ts); `@defer` is
+ * not in the API schema, and subscriptions are refused before they run.
  *
  * Planning is bounded (issue 35): what the planner is handed is at most GRAPHQL_MAX_SELECTIONS
  * selections once its fragments are spread (pipeline/limits/selections.ts), which bounds the part
