@@ -12,7 +12,7 @@ import { DEFAULT_DATABASE_URL, isDatabaseUrl } from '../database/location.js';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../subgraphs/names.js';
 import type { DocumentSizeLimits } from '../pipeline/limits/document-size.js';
 import type { OperationLimitValues } from '../pipeline/operation-limits.js';
-import { PLANNER_MODES, type PlannerChoice, choosePlanner } from '../gateway/executor/planner.js';
+import { type PlannerChoice, choosePlanner } from '../gateway/executor/planner.js';
 import { type TrustedDocuments, readTrustedDocuments } from '../gateway/trusted-documents.js';
 import type { DailyCaps } from '../gateway/usage/usage-store.js';
 import { type IndicatorSettings, readIndicatorSettings } from './indicators-config.js';
@@ -102,7 +102,7 @@ export interface SystemConfig {
   /** GATEWAY_PLANNER, resolved against what loads on this platform (gateway/executor/planner.ts); absent where nothing is planned here (a subgraph process). */
   gatewayPlanner?: PlannerChoice;
   /** Settings a deployment still sets that this version no longer reads, each with what replaced it (one start-up line each). */
-  retiredSettings: Array<{ variable: string; replacedBy: string }>;
+  retiredSettings: RetiredSetting[];
   /**
    * `CORE_BASE_URL` (alias `HEX_CORE_BASE_URL`): the core the indicator and impact subgraphs name;
    * null: this process's core facade (server/core-url.ts).
@@ -193,7 +193,7 @@ export function readSystemConfig(env: Env): SystemConfig {
     answerCacheBytes: optional(env, 'GATEWAY_ANSWER_CACHE_MB', integer({ min: 0 }), 16) * 1024 * 1024,
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayPlanner: process.role !== 'subgraph' ? readPlanner(env) : undefined,
-    retiredSettings: RETIRED_SETTINGS.filter(({ variable }) => env[variable] !== undefined),
+    retiredSettings: RETIRED_SETTINGS.filter(({ variable, value }) => env[variable] !== undefined && (value === undefined || env[variable] === value)),
     coreBaseUrl: optional(env, ['CORE_BASE_URL', 'HEX_CORE_BASE_URL'], url())?.href ?? null,
     models: runs('models') ? readModelsConfig(env) : undefined,
     indicators: runs('indicators') ? readIndicatorSettings(env) : undefined,
@@ -227,20 +227,34 @@ function readSubgraphTimeout(env: Env): number {
   return optional(env, 'SUBGRAPH_TIMEOUT_MS', integer({ min: 1 }), 30_000);
 }
 
+export interface RetiredSetting {
+  variable: string;
+  /** The one value retired; absent: the variable, whatever its value. */
+  value?: string;
+  replacedBy: string;
+}
+
 /**
  * GATEWAY_EXECUTOR chose between the project's executor and @apollo/gateway's own; every operation
- * now runs on the project's (docs/DECISIONS.md, "The gateway's executor"). A deployment that still
- * sets it starts, with a line saying so, whatever its value.
+ * now runs on the project's (docs/DECISIONS.md, "The gateway's executor"). GATEWAY_PLANNER=apollo
+ * picked Apollo's planner where Hive's loads; it is only the fallback now (gateway/executor/planner.ts).
+ * A deployment that still sets them starts, as it would without them, with a line saying so.
  */
-const RETIRED_SETTINGS = [
+const RETIRED_SETTINGS: RetiredSetting[] = [
   {
     variable: 'GATEWAY_EXECUTOR',
-    replacedBy: "every operation runs on the project's executor, planned by Hive's query planner (by Apollo's where Hive's binary does not load, or with GATEWAY_PLANNER=apollo)",
+    replacedBy: "every operation runs on the project's executor, planned by Hive's query planner (by Apollo's where Hive's binary does not load)",
+  },
+  {
+    variable: 'GATEWAY_PLANNER',
+    value: 'apollo',
+    replacedBy: "Hive's query planner plans every operation where its binary loads; Apollo's is only the fallback where it does not",
   },
 ];
 
 function readPlanner(env: Env): PlannerChoice {
-  const requested = optional(env, 'GATEWAY_PLANNER', oneOf(PLANNER_MODES));
+  // `apollo` is retired (RETIRED_SETTINGS): read as unset.
+  const requested = env.GATEWAY_PLANNER === 'apollo' ? undefined : optional(env, 'GATEWAY_PLANNER', oneOf(['hive']));
   try {
     return choosePlanner(requested);
   } catch (error) {

@@ -37,7 +37,9 @@ export function startupSummary(config: SystemConfig, supergraphVersion?: string)
 export function startupWarnings(config: SystemConfig, logger: Pick<Logger, 'warn'>): void {
   const fallback = config.gatewayPlanner?.fallback;
   if (fallback) logger.warn({ planner: 'apollo' }, fallback);
-  for (const { variable, replacedBy } of config.retiredSettings) logger.warn({ variable }, `${variable} is no longer read: ${replacedBy}`);
+  for (const { variable, value, replacedBy } of config.retiredSettings) {
+    logger.warn({ variable }, `${value === undefined ? variable : `${variable}=${value}`} is no longer read: ${replacedBy}`);
+  }
 }
 
 function catalogOf(catalog: NonNullable<SystemConfig['models']>['registry']['catalog']): string {

@@ -2,14 +2,15 @@ import { createRequire } from 'node:module';
 import type { QueryPlanner as HiveQueryPlanner } from '@graphql-hive/router-query-planner';
 
 /**
- * `GATEWAY_PLANNER`: who plans the operations the project's executor runs. `hive`: Hive Router's
- * query planner (`@graphql-hive/router-query-planner`, Rust, a prebuilt binary for Linux and macOS on
- * glibc, x64 and arm64), whose plans hive/ runs; it plans the cases Apollo's planner gets wrong
- * (docs/FEDERATION-AUDIT.md). `apollo`: Apollo's query planner (apollo-planner/), the fallback.
- * Unset: `hive` where its binary loads, `apollo` otherwise, with one warning line.
+ * Who plans the operations the project's executor runs: Hive Router's query planner
+ * (`@graphql-hive/router-query-planner`, Rust, a prebuilt binary for Linux and macOS on glibc, x64
+ * and arm64), whose plans hive/ runs; it plans the cases Apollo's planner gets wrong
+ * (docs/FEDERATION-AUDIT.md). Apollo's query planner (apollo-planner/) is only the fallback where
+ * Hive's binary does not load, with one warning line (`GATEWAY_PLANNER=hive`: a configuration error
+ * instead). No setting picks Apollo's where Hive's loads (`GATEWAY_PLANNER=apollo` is retired:
+ * server/config.ts); the tests and the federation audit do, by the gateway's `planner` option.
  */
-export const PLANNER_MODES = ['hive', 'apollo'] as const;
-export type PlannerMode = (typeof PLANNER_MODES)[number];
+export type PlannerMode = 'hive' | 'apollo';
 
 export interface PlannerChoice {
   mode: PlannerMode;
@@ -39,11 +40,10 @@ export function loadHivePlanner(): { planner: HivePlannerClass } | { error: Erro
 }
 
 /**
- * The planner this process runs on: the one asked for, or by default Hive's where it loads. Asking
- * for `hive` where it cannot load is an error (the operator asked for that planner by name).
+ * The planner this process runs on: Hive's where it loads, Apollo's otherwise. Asking for `hive`
+ * where it cannot load is an error (the operator asked for that planner by name).
  */
-export function choosePlanner(requested: PlannerMode | undefined): PlannerChoice {
-  if (requested === 'apollo') return { mode: 'apollo' };
+export function choosePlanner(requested: 'hive' | undefined): PlannerChoice {
   const hive = loadHivePlanner();
   if ('planner' in hive) return { mode: 'hive' };
   const reason = `Hive's query planner cannot be loaded on ${process.platform}-${process.arch} (${hive.error.message.split('\n')[0]})`;

@@ -11,7 +11,8 @@ import { stopAtScopeEnd } from '../support/cleanup.js';
  * its default workers: Hive's planner by default, said in the `started` line; where its native
  * binary does not load (Alpine/musl, Windows: here, the binary's path made to point nowhere through
  * the loader's own NAPI_RS_NATIVE_LIBRARY_PATH), Apollo's planner, with one warning line; asked for
- * by name where it does not load, a configuration error.
+ * by name where it does not load, a configuration error; `apollo`, retired, is Hive's planner
+ * where it loads, with one warning line.
  */
 const UNLOADABLE = { NAPI_RS_NATIVE_LIBRARY_PATH: '/nonexistent/hive_router_query_planner.node' };
 
@@ -63,6 +64,23 @@ test("where Hive's planner does not load: Apollo's planner, one warning line, qu
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toMatch(/^Hive's query planner cannot be loaded on \w+-\w+ \(.+\): planning with @apollo\/gateway's planner$/);
     for (let i = 0; i < 3; i++) expect((await call(server.url('gateway'), 'POST', '/graphql', { body: QUERY })).json).toEqual(ANSWER);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("GATEWAY_PLANNER=apollo where Hive's planner loads: Hive's all the same, one warning line saying so, queries answered", async () => {
+  const server = await start('retired', { GATEWAY_PLANNER: 'apollo' });
+  try {
+    const lines = logLines(server);
+    expect(lines.find((l) => l.msg === 'started')).toMatchObject({ planner: 'hive' });
+    expect(lines.filter((l) => l.level === 40)).toEqual([
+      expect.objectContaining({
+        variable: 'GATEWAY_PLANNER',
+        msg: "GATEWAY_PLANNER=apollo is no longer read: Hive's query planner plans every operation where its binary loads; Apollo's is only the fallback where it does not",
+      }),
+    ]);
+    expect((await call(server.url('gateway'), 'POST', '/graphql', { body: QUERY })).json).toEqual(ANSWER);
   } finally {
     await server.stop();
   }

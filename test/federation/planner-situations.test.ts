@@ -7,7 +7,7 @@ import { type TinyFederation, type TinySubgraph, startTinyFederation } from './t
  * arguments beside it, literal or variable), two `@requires` asking one field with conflicting
  * arguments, a non-resolvable key beside a resolvable one, and a field of a non-resolvable interface
  * object. Each test states the answer the federation specification calls for; with Hive's planner
- * (GATEWAY_PLANNER=hive, the default) our gateway gives it. Where Hive's binary does not load, on
+ * (wherever its binary loads) our gateway gives it. Where Hive's binary does not load, on
  * Apollo's planner, the stock answer is asserted instead.
  */
 const specified = DEPLOYED_PLANNER === 'hive';

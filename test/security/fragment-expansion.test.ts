@@ -3,6 +3,7 @@ import { HOSTILE_SYSTEM_ENV, hostileSubgraphPortEnv } from '../support/hostile-i
 import { bearer } from '../support/edges.js';
 import { type Answer, type TestSystem, call, startInProcessSystem } from '../support/system.js';
 import { type TestDatabase, createDatabase } from '../subgraphs/models/store/support.js';
+import { PLANNERS } from '../support/planners.js';
 
 /**
  * Issue 35, row 1 (high): 24 fragments, each spreading the next twice (1,179 bytes), passed every
@@ -52,12 +53,12 @@ function expectRefused(answer: Answer, actual: number): void {
 }
 
 // The planner is what these are about: the limit holds before either plans.
-describe.each(['hive', 'apollo'])('/graphql, GATEWAY_PLANNER=%s (jwt_jwks)', (planner) => {
+describe.each(PLANNERS)('/graphql, the %s planner (jwt_jwks)', (planner) => {
   let sut: TestSystem;
   const graphql = (query: string) => call(sut.url('gateway'), 'POST', '/graphql', { body: { query }, headers: bearer(token) });
 
   beforeAll(async () => {
-    sut = await startInProcessSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv(), GATEWAY_PLANNER: planner });
+    sut = await startInProcessSystem({ ...HOSTILE_SYSTEM_ENV, ...idp.authEnv() }, { planner });
   });
   afterAll(() => sut?.stop());
 

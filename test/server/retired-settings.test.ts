@@ -22,6 +22,20 @@ test.each(['planned', 'apollo', 'anything'])('GATEWAY_EXECUTOR=%s: read no more,
   ]);
 });
 
+test("GATEWAY_PLANNER=apollo: read no more, one line saying Hive's planner plans; GATEWAY_PLANNER=hive: still read, nothing said", () => {
+  expect(warningsOf({ GATEWAY_PLANNER: 'apollo' })).toEqual([
+    {
+      fields: { variable: 'GATEWAY_PLANNER' },
+      message: "GATEWAY_PLANNER=apollo is no longer read: Hive's query planner plans every operation where its binary loads; Apollo's is only the fallback where it does not",
+    },
+  ]);
+  expect(warningsOf({ GATEWAY_PLANNER: 'hive' })).toEqual([]);
+});
+
+test('GATEWAY_PLANNER set to anything else stops the start naming the variable and the one value it reads', () => {
+  expect(() => readSystemConfig({ ...BASE, GATEWAY_PLANNER: 'rust' })).toThrow(/GATEWAY_PLANNER.*must be one of hive \(got "rust"\)/);
+});
+
 test('unset: nothing is said', () => {
   expect(warningsOf({})).toEqual([]);
 });

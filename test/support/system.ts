@@ -4,6 +4,7 @@ import path from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import type { LogLevel } from '../../kernel/logger.js';
+import type { PlannerMode } from '../../gateway/executor/planner.js';
 import type { RunningSystem } from '../../server/system.js';
 import { stopAtScopeEnd } from './cleanup.js';
 import { FREE_LOOPBACK_PORTS, type ServerProcess, spawnServer } from './server-process.js';
@@ -84,11 +85,12 @@ export interface InProcessSystem extends TestSystem {
  * for tests of a plugin or a door, whose subject does not depend on the process layout (the test
  * pyramid, docs/DECISIONS.md "Tests"). Tests of what deployments run (workers, replicas, shutdown,
  * the serve defaults) run `startTestSystem`. Its `logs` are kept when started with `{ logs: true }`,
- * at the deployment's default level (info) unless `logLevel` is what the test is about.
+ * at the deployment's default level (info) unless `logLevel` is what the test is about. `planner`:
+ * Apollo's where Hive's loads too, for tests about both planners (no setting picks it there).
  */
 export async function startInProcessSystem(
   env: Record<string, string | undefined>,
-  options: TestSystemOptions & { logs?: boolean; logLevel?: LogLevel; stockExecutorOnly?: boolean } = {},
+  options: TestSystemOptions & { logs?: boolean; logLevel?: LogLevel; stockExecutorOnly?: boolean; planner?: PlannerMode } = {},
 ): Promise<InProcessSystem> {
   const { pino, createLogger, readSystemConfig, startSystem } = await (inProcessServer ??= import('./in-process-server.js'));
   const store = await ownStore(options.store);
@@ -97,7 +99,8 @@ export async function startInProcessSystem(
   let system: RunningSystem;
   try {
     // The settings of an in-process system: free ports, no log lines, the store given; `env` over them.
-    const config = readSystemConfig({ ...FREE_LOOPBACK_PORTS, SUBGRAPH_PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: store.url, ...env });
+    const read = readSystemConfig({ ...FREE_LOOPBACK_PORTS, SUBGRAPH_PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: store.url, ...env });
+    const config = options.planner ? { ...read, gatewayPlanner: { mode: options.planner } } : read;
     system = await startSystem(config, {
       logger: options.logs ? createLogger({ level: options.logLevel ?? 'info', destination }) : pino({ level: 'silent' }),
       stockExecutorOnly: options.stockExecutorOnly,
