@@ -380,7 +380,8 @@ export function commonEnv(workspace: string, name: string): Record<string, strin
     GATEWAY_SUBGRAPH_SECRET,
     // One process per gateway, as Hive Gateway runs here (WORKERS defaults to the CPU count).
     WORKERS: '1',
-    // GATEWAY_PLANNER of the bench's environment, to compare planners; unset, the default (hive where it loads).
+    // GATEWAY_PLANNER of the bench's environment, as a deployment reads it (`hive`: stop where Hive's
+    // binary does not load rather than bench the fallback); unset, the default (hive where it loads).
     ...(process.env.GATEWAY_PLANNER ? { GATEWAY_PLANNER: process.env.GATEWAY_PLANNER } : {}),
   };
 }

@@ -11,10 +11,10 @@ const ROUNDS = 5;
 
 /**
  * What planning an operation the first time costs (issue 28), with each planner the planned executor
- * can run on (GATEWAY_PLANNER): the committed supergraph, one planner of each built as the gateway
- * builds it at start-up (not timed), then every operation of the project (the trusted documents
- * manifest and the gateway bench's passport query) planned once: each plan is a first plan. ROUNDS
- * rounds with fresh planners; the figure is the median of every first plan. Hive: the
+ * can run on (gateway/executor/planner.ts): the committed supergraph, one planner of each built as
+ * the gateway builds it at start-up (not timed), then every operation of the project (the trusted
+ * documents manifest and the gateway bench's passport query) planned once: each plan is a first
+ * plan. ROUNDS rounds with fresh planners; the figure is the median of every first plan. Hive: the
  * `QueryPlanner.plan` of `@graphql-hive/router-query-planner` (Rust). Apollo: what @apollo/gateway
  * does for an operation it has not planned (`operationFromDocument` on its API schema, then
  * `QueryPlanner.buildQueryPlan`).
@@ -47,8 +47,8 @@ export async function benchPlanning(): Promise<Figure[]> {
   const apolloP50 = round(percentile(samples.apollo, 50), 3);
   const note =
     `first plan of an operation, ${operations.length} operations (the trusted documents and the gateway bench's passport query) × ${ROUNDS} rounds with fresh planners over the committed supergraph, in the bench process; ` +
-    `Hive's planner (@graphql-hive/router-query-planner, GATEWAY_PLANNER=hive) p50 ${hiveP50} ms p99 ${round(percentile(samples.hive, 99), 3)} ms; ` +
-    `Apollo's (@apollo/query-planner as @apollo/gateway runs it, GATEWAY_PLANNER=apollo) p50 ${apolloP50} ms p99 ${round(percentile(samples.apollo, 99), 3)} ms; plans are kept per operation after the first`;
+    `Hive's planner (@graphql-hive/router-query-planner, the default) p50 ${hiveP50} ms p99 ${round(percentile(samples.hive, 99), 3)} ms; ` +
+    `Apollo's (@apollo/query-planner as @apollo/gateway runs it, the fallback) p50 ${apolloP50} ms p99 ${round(percentile(samples.apollo, 99), 3)} ms; plans are kept per operation after the first`;
   return [
     { id: 'gateway.plan_cold_ms.p50', value: hiveP50, unit: 'ms', better: 'lower', note: `Hive's planner (the default); ${note}` },
     { id: 'gateway.plan_cold_apollo_ms.p50', value: apolloP50, unit: 'ms', better: 'lower', note: `Apollo's planner; ${note}` },
