@@ -216,7 +216,7 @@ function readSupergraphSource(env: Env, role: 'all' | 'gateway'): SupergraphSour
   if (source === 'committed') return { source };
   return {
     source,
-    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, 'file:./data/records.db'),
+    databaseUrl: optional(env, 'DATABASE_URL', databaseUrl, DEFAULT_DATABASE_URL),
     storeLimits: readDatabaseLimits(env),
     pollMs,
     ...(role === 'all' && { subgraphTimeoutMs: readSubgraphTimeout(env) }),
