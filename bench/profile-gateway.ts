@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CpuProfile, summarise } from './cpu-profile.js';
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
   if (!sharedDataPresent()) throw new Error('../shared/data is absent');
   const profiled = !args.includes('--no-profile');
   const [seconds = '20', outDir = '/tmp/gateway-profile'] = args.filter((arg) => !arg.startsWith('--'));
+  mkdirSync(outDir, { recursive: true });
   const workspace = mkdtempSync(path.join(tmpdir(), 'cerise-gateway-profile-'));
   const profileDir = path.join(workspace, 'cpuprofile');
   const artifacts = await calculationArtifactHost();
