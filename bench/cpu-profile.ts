@@ -1,8 +1,15 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { projectPath } from '../kernel/project.js';
+
+/** This checkout's files as profiles name them (`file:///…/`): shown from the project's root. */
+const PROJECT_URL = `${pathToFileURL(projectPath()).href}/`;
 
 /** A V8 CPU profile (`.cpuprofile`, the format `--cpu-prof` writes). */
 export interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number }; children?: number[] }>;
   samples: number[];
 }
 
@@ -38,6 +45,31 @@ export async function profileWhile<T>(work: () => Promise<T>): Promise<{ result:
   }
 }
 
+/**
+ * The profile with each frame of a bundled file (dist/bundle/, whose source maps chain through tsc's
+ * onto the .ts files) named by the source it came from: its URL and line. A frame of a file without
+ * a map, or at a place the map does not name, stays as it is. The server runs the bundle, where
+ * every module of the project shares one file: without this, a profile cannot tell them apart.
+ */
+export function inSources(profile: CpuProfile): CpuProfile {
+  const maps = new Map<string, TraceMap | null>();
+  const mapOf = (url: string): TraceMap | null => {
+    if (!maps.has(url)) {
+      const file = url.startsWith('file:') ? `${fileURLToPath(url)}.map` : '';
+      maps.set(url, file && existsSync(file) ? new TraceMap(readFileSync(file, 'utf8'), url) : null);
+    }
+    return maps.get(url)!;
+  };
+  const nodes = profile.nodes.map((node) => {
+    const { url, lineNumber, columnNumber } = node.callFrame;
+    const map = url.includes('/dist/bundle/') ? mapOf(url) : null;
+    const original = map && originalPositionFor(map, { line: lineNumber + 1, column: columnNumber ?? 0 });
+    if (!original?.source || original.line === null) return node;
+    return { ...node, callFrame: { ...node.callFrame, url: pathToFileURL(fileURLToPath(new URL(original.source, url))).href, lineNumber: original.line - 1 } };
+  });
+  return { ...profile, nodes };
+}
+
 export function summarise(profile: CpuProfile): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfCount = new Map<number, number>();
@@ -71,11 +103,12 @@ function frameName(callFrame: CpuProfile['nodes'][number]['callFrame']): string 
   return `${callFrame.functionName || '(anonymous)'} ${shortUrl(callFrame.url)}:${callFrame.lineNumber + 1}`;
 }
 
-function shortUrl(url: string): string {
+export function shortUrl(url: string): string {
   const nm = url.lastIndexOf('node_modules/');
   if (nm >= 0) return url.slice(nm + 'node_modules/'.length);
   const dist = url.indexOf('/dist/');
-  return dist >= 0 ? url.slice(dist + 1) : url;
+  if (dist >= 0) return url.slice(dist + 1);
+  return url.startsWith(PROJECT_URL) ? url.slice(PROJECT_URL.length) : url;
 }
 
 function packageOf(url: string, functionName: string): string {
@@ -87,11 +120,11 @@ function packageOf(url: string, functionName: string): string {
   }
   if (url.startsWith('node:')) return url.split('/')[0]!;
   const dist = url.indexOf('/dist/');
-  return dist >= 0
-    ? url
-        .slice(dist + 1)
-        .split('/')
-        .slice(0, 2)
-        .join('/')
-    : url;
+  if (dist >= 0)
+    return url
+      .slice(dist + 1)
+      .split('/')
+      .slice(0, 2)
+      .join('/');
+  return url.startsWith(PROJECT_URL) ? url.slice(PROJECT_URL.length).split('/')[0]! : url;
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type CpuProfile, summarise } from './cpu-profile.js';
+import { type CpuProfile, inSources, shortUrl, summarise } from './cpu-profile.js';
 import { type LoadRequest, type LoadResult, load } from './load.js';
 import { type ServerProcess, startServerProcess } from './processes.js';
 import { preferredGenerator } from './wrk.js';
@@ -150,7 +150,8 @@ function concernOf(stack: Array<{ url: string; functionName: string }>): string 
   return leaf.url ? 'Other JavaScript' : `(${leaf.functionName || 'native'})`;
 }
 
-function report(name: string, profile: CpuProfile, cpuMsPerRequest: number, file: string): void {
+function report(name: string, bundled: CpuProfile, cpuMsPerRequest: number, file: string): void {
+  const profile = inSources(bundled);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -165,7 +166,7 @@ function report(name: string, profile: CpuProfile, cpuMsPerRequest: number, file
     const concern = concernOf(stack);
     counts.set(concern, (counts.get(concern) ?? 0) + 1);
     const frames = framesByConcern.get(concern) ?? new Map<string, number>();
-    const leaf = `${stack[0]!.functionName || '(anonymous)'} ${stack[0]!.url.replace(/^.*\/(dist|node_modules)\//, '')}`;
+    const leaf = `${stack[0]!.functionName || '(anonymous)'} ${shortUrl(stack[0]!.url)}`;
     frames.set(leaf, (frames.get(leaf) ?? 0) + 1);
     framesByConcern.set(concern, frames);
   }
