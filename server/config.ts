@@ -193,7 +193,7 @@ export function readSystemConfig(env: Env): SystemConfig {
     answerCacheBytes: optional(env, 'GATEWAY_ANSWER_CACHE_MB', integer({ min: 0 }), 16) * 1024 * 1024,
     graphqlTrustedDocuments: optional(env, 'GRAPHQL_TRUSTED_DOCUMENTS', readTrustedDocuments, null),
     gatewayPlanner: process.role !== 'subgraph' ? readPlanner(env) : undefined,
-    retiredSettings: RETIRED_SETTINGS.filter(({ variable, value }) => env[variable] !== undefined && (value === undefined || env[variable] === value)),
+    retiredSettings: RETIRED_SETTINGS.filter((setting) => setIn(env, setting)),
     coreBaseUrl: optional(env, ['CORE_BASE_URL', 'HEX_CORE_BASE_URL'], url())?.href ?? null,
     models: runs('models') ? readModelsConfig(env) : undefined,
     indicators: runs('indicators') ? readIndicatorSettings(env) : undefined,
@@ -252,9 +252,15 @@ const RETIRED_SETTINGS: RetiredSetting[] = [
   },
 ];
 
+/** Whether `env` still sets a retired setting (its variable, or the variable at its one retired value). */
+function setIn(env: Env, { variable, value }: RetiredSetting): boolean {
+  return env[variable] !== undefined && (value === undefined || env[variable] === value);
+}
+
 function readPlanner(env: Env): PlannerChoice {
-  // `apollo` is retired (RETIRED_SETTINGS): read as unset.
-  const requested = env.GATEWAY_PLANNER === 'apollo' ? undefined : optional(env, 'GATEWAY_PLANNER', oneOf(['hive']));
+  // A retired value (`apollo`, RETIRED_SETTINGS) is read as unset.
+  const retired = RETIRED_SETTINGS.some((setting) => setting.variable === 'GATEWAY_PLANNER' && setIn(env, setting));
+  const requested = retired ? undefined : optional(env, 'GATEWAY_PLANNER', oneOf(['hive']));
   try {
     return choosePlanner(requested);
   } catch (error) {
