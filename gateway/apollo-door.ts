@@ -6,7 +6,7 @@ import type { RequestContext } from '../kernel/graphql/request-context.js';
 import { operationStep, resultStep } from '../pipeline/graphql-run.js';
 import { type Exchange, type RequestPipeline, refused } from '../pipeline/pipeline.js';
 import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
-import { answerText } from '../kernel/http/answer-text.js';
+import { answerUtf8 } from '../kernel/http/answer-text.js';
 
 /**
  * The runner's steps (pipeline/graphql-run.ts) from Apollo Server's hooks, for `/graphql`: Apollo
@@ -42,34 +42,44 @@ export function apolloDoorPlugin(pipeline: RequestPipeline): ApolloServerPlugin<
 /** The exchange of each answer Apollo Server is about to write, by its `data` (what `stringifyAnswer` is handed again). */
 const answering = new WeakMap<object, Exchange>();
 
-/** Answers too large for one string of them, by their exchange: the pipeline writes them in pieces (pipeline.ts). */
-const inPieces = new WeakMap<Exchange, FormattedExecutionResult>();
+/**
+ * Answers not handed to Apollo Server as text, by their exchange: too large for one string of them
+ * (the pipeline writes them in pieces, pipeline.ts), or holding subgraphs' bytes (written as one buffer).
+ */
+const keptAnswers = new WeakMap<Exchange, FormattedExecutionResult | Buffer>();
 
 /**
  * Apollo Server's `stringifyResult`: JSON (kernel/http/answer-text.ts: the parts shared with other
  * requests written once), and when an answer cannot be written (longer than a string can be: an
  * oversized answer) the failure recorded on its exchange before Apollo Server answers 500, so that
  * the log line names its cause; it came out with no code and no cause. An answer its budget
- * measured past LARGE_ANSWER_BYTES (a megabyte) is not written here: it is kept for
- * `answerInPieces`, and Apollo Server is handed an empty text in its place.
+ * measured past LARGE_ANSWER_BYTES (a megabyte) is not written here: it is kept for `keptAnswer`,
+ * and Apollo Server is handed an empty text in its place. So is one written as bytes (subtrees of
+ * the subgraphs' answers kept as they came, gateway/executor/passthrough.ts): its text is never
+ * made, neither decoded from them nor encoded again for the socket.
  */
 export function stringifyAnswer(result: FormattedExecutionResult): string {
   const exchange = result.data ? answering.get(result.data) : undefined;
   if (exchange && exchange.budget.answerBytes > LARGE_ANSWER_BYTES) {
-    inPieces.set(exchange, result);
+    keptAnswers.set(exchange, result);
     return '';
   }
+  let answer: string | Buffer | undefined;
   try {
-    return `${answerText(result)}\n`;
+    answer = answerUtf8(result, '\n');
   } catch (error) {
     if (exchange) refused(exchange, error);
     throw error;
   }
+  if (typeof answer !== 'object') return answer ?? 'undefined\n';
+  if (!exchange) return answer.toString('utf8');
+  keptAnswers.set(exchange, answer);
+  return '';
 }
 
-/** The answer `stringifyAnswer` kept for the pipeline to write in pieces, if it kept one. */
-export function answerInPieces(exchange: Exchange): FormattedExecutionResult | undefined {
-  const result = inPieces.get(exchange);
-  inPieces.delete(exchange);
-  return result;
+/** The answer `stringifyAnswer` kept for the pipeline to write (its bytes, or its objects in pieces), if it kept one. */
+export function keptAnswer(exchange: Exchange): FormattedExecutionResult | Buffer | undefined {
+  const answer = keptAnswers.get(exchange);
+  keptAnswers.delete(exchange);
+  return answer;
 }

@@ -6,7 +6,7 @@ import { DomainError, isErrorCode } from '../kernel/errors.js';
 import { isGraphQLRequestCode } from '../kernel/graphql/graphql-errors.js';
 import { type Answer, type Exchange, type RequestPipeline, refused } from '../pipeline/pipeline.js';
 import { graphqlDoor } from '../pipeline/graphql-door.js';
-import { answerInPieces, apolloDoorPlugin, stringifyAnswer } from './apollo-door.js';
+import { apolloDoorPlugin, keptAnswer, stringifyAnswer } from './apollo-door.js';
 import { refusalError } from '../kernel/graphql/budgeted-answer.js';
 import { type AccessControl, type RequestContext, requestContext } from '../kernel/graphql/request-context.js';
 import { credentialSourceOf } from '../kernel/identity/identity.js';
@@ -103,8 +103,9 @@ export async function graphqlEndpoint(options: GraphQLEndpointOptions): Promise<
 /**
  * Apollo Server's answer to a `/graphql` request, through its integration interface
  * (`executeHTTPGraphQLRequest`), read as @as-integrations/express5 reads a request; the pipeline's
- * runner writes it, a large one from its objects (apollo-door.ts, `answerInPieces`). No operation
- * of this graph is delivered incrementally (it has no @defer).
+ * runner writes it, a large one from its objects, one holding subgraphs' bytes as a buffer
+ * (apollo-door.ts, `keptAnswer`). No operation of this graph is delivered incrementally (it has no
+ * @defer).
  */
 async function apolloAnswer(server: ApolloServer<RequestContext>, req: express.Request, exchange: Exchange, context: () => Promise<RequestContext>): Promise<Answer> {
   const headers = new HeaderMap();
@@ -113,7 +114,7 @@ async function apolloAnswer(server: ApolloServer<RequestContext>, req: express.R
   const httpGraphQLRequest = { method: req.method.toUpperCase(), headers, search: at < 0 ? '' : req.url.slice(at), body: req.body };
   const response = await server.executeHTTPGraphQLRequest({ httpGraphQLRequest, context });
   if (response.body.kind !== 'complete') throw new Error('an incremental answer: this endpoint writes complete answers only');
-  return { status: response.status || 200, headers: Object.fromEntries(response.headers), body: answerInPieces(exchange) ?? response.body.string };
+  return { status: response.status || 200, headers: Object.fromEntries(response.headers), body: keptAnswer(exchange) ?? response.body.string };
 }
 
 /** The document text a request carries, if any (a GET's in its parameters). */

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { knowJsonBytes } from './request-budget.js';
 
 /**
- * A subtree of a subgraph's answer kept as the JSON text the subgraph sent, not parsed
- * (gateway/executor/passthrough.ts: only text already in JSON.stringify's own form, checked to be
- * the client's answer there as it stands). It is written as is (`jsonText`, kernel/http/answer-text.ts,
+ * A subtree of a subgraph's answer kept as the JSON the subgraph sent, its UTF-8 bytes, neither
+ * decoded nor parsed (gateway/executor/passthrough.ts: only text already in JSON.stringify's own
+ * form, checked to be the client's answer there as it stands). It is written as those bytes
+ * (`jsonSplices`, kernel/http/answer-text.ts), decoded where the writer makes a string (`jsonText`,
  * json-pieces.ts), and the request budget counts it by `bytes` without walking it (the count is the
  * one the budget's walk of the parsed value would give). It is frozen and opaque: what copies or
  * freezes JSON values takes it whole (kernel/json.ts `jsonCopy`, `deepFreeze`); what must read
@@ -14,8 +15,8 @@ import { knowJsonBytes } from './request-budget.js';
  */
 export class RawJson {
   constructor(
-    /** JSON.stringify's text of the value, exactly. */
-    readonly text: string,
+    /** JSON.stringify's text of the value, exactly, in UTF-8. */
+    readonly utf8: Buffer,
     /** Its JSON bytes as the request budget counts them (kernel/request-budget.ts `jsonBytes`). */
     readonly bytes: number,
     /** What it was checked against (the client's selection there): only that reader may take it as it is. */
@@ -25,12 +26,17 @@ export class RawJson {
     Object.freeze(this);
   }
 
+  /** JSON.stringify's text of the value. */
+  get text(): string {
+    return this.utf8.toString('utf8');
+  }
+
   /** The value the text stands for, new objects each call. */
   parsed(): unknown {
     return JSON.parse(this.text);
   }
 
-  /** Inside `jsonText`, a placeholder the text then replaces; anywhere else, the value itself. */
+  /** Inside `jsonSplices`, a placeholder the text then replaces; anywhere else, the value itself. */
   toJSON(): unknown {
     if (writing === null) return this.parsed();
     writing.push(this);
@@ -46,11 +52,18 @@ export class RawJson {
 const PLACEHOLDER = `\u0000raw:${randomUUID()}`;
 const WRITTEN_PLACEHOLDER = JSON.stringify(PLACEHOLDER);
 
-/** The raw values met, in order, by the JSON.stringify under way in `jsonText`; null outside it. */
+/** The raw values met, in order, by the JSON.stringify under way in `jsonSplices`; null outside it. */
 let writing: RawJson[] | null = null;
 
-/** `JSON.stringify(value)`, each RawJson in it written as its text (JSON.stringify's own, so the result is that of the parsed value). */
-export function jsonText(value: unknown): string | undefined {
+/** JSON text in order: texts, and subtrees kept as their bytes. */
+export type JsonPiece = string | RawJson;
+
+/**
+ * `JSON.stringify(value)` appended to `out` as pieces, each RawJson in it as itself (JSON.stringify's
+ * own text, so that the pieces joined are the text of the parsed value); false, and nothing
+ * appended, for a value JSON.stringify writes nothing for (undefined, a function).
+ */
+export function jsonSplices(value: unknown, out: JsonPiece[]): boolean {
   const outer = writing;
   const met: RawJson[] = [];
   writing = met;
@@ -60,14 +73,54 @@ export function jsonText(value: unknown): string | undefined {
   } finally {
     writing = outer;
   }
-  if (met.length === 0 || text === undefined) return text;
-  let spliced = '';
+  if (text === undefined) return false;
   let from = 0;
   for (const raw of met) {
     const at = text.indexOf(WRITTEN_PLACEHOLDER, from);
     if (at < 0) throw new Error('a raw JSON value was not written where it was met');
-    spliced += text.slice(from, at) + raw.text;
+    out.push(text.slice(from, at), raw);
     from = at + WRITTEN_PLACEHOLDER.length;
   }
-  return spliced + text.slice(from);
+  out.push(from === 0 ? text : text.slice(from));
+  return true;
+}
+
+/** `JSON.stringify(value)`, each RawJson in it written as its text. */
+export function jsonText(value: unknown): string | undefined {
+  const pieces: JsonPiece[] = [];
+  return jsonSplices(value, pieces) ? joinedText(pieces) : undefined;
+}
+
+/** The pieces as one string, subtrees decoded. */
+export function joinedText(pieces: readonly JsonPiece[]): string {
+  let text = '';
+  for (const piece of pieces) text += typeof piece === 'string' ? piece : piece.text;
+  return text;
+}
+
+/**
+ * The pieces as one UTF-8 buffer, the subtrees' bytes copied in as they are (never decoded nor
+ * encoded again); as one string when there is no subtree among them.
+ */
+export function joinedUtf8(pieces: readonly JsonPiece[]): string | Buffer {
+  if (!pieces.some((piece) => piece instanceof RawJson)) return pieces.join('');
+  // Texts between subtrees joined first: one encoding each, not one per small piece.
+  const parts: Array<string | Buffer> = [];
+  let text = '';
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      text += piece;
+      continue;
+    }
+    if (text) parts.push(text);
+    parts.push(piece.utf8);
+    text = '';
+  }
+  if (text) parts.push(text);
+  let length = 0;
+  for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  const utf8 = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const part of parts) at += typeof part === 'string' ? utf8.write(part, at) : part.copy(utf8, at);
+  return utf8;
 }

@@ -1,10 +1,11 @@
+import { isUtf8 } from 'node:buffer';
 import { isEnumType } from 'graphql';
 import { RawJson } from '../../kernel/raw-json.js';
 import { type FieldSelection, INTEGER, type RawField, type Selection, type ValueShape, isPlain } from './result-shaping.js';
 
 /**
  * Subtrees of a subgraph's answer passed through to the client's answer as the subgraph's own JSON
- * text, never parsed (issue 39's varied requests: parsing the indicators' 107 KB questionnaire,
+ * bytes, never parsed nor decoded (issue 39's varied requests: parsing the indicators' 107 KB questionnaire,
  * checking it, counting its bytes and writing it again was about a millisecond of each request;
  * bench/PROFILE.md, "Next: the varied side"). A subtree passes only where its text is already what
  * the gateway would write: in JSON.stringify's own form, and what result shaping would adopt as it
@@ -27,20 +28,20 @@ export function rawSubtrees(list: string, fields: ReadonlyMap<string, RawField>)
   return { id: ++nextId, list, fields };
 }
 
-/** Where the scan is in the text, and the budget's bytes of what it took (kernel/request-budget.ts `jsonBytes`). */
+/** Where the scan is in the answer's bytes, and the budget's bytes of what it took (kernel/request-budget.ts `jsonBytes`). */
 let at = 0;
 let counted = 0;
 
 /**
- * The end of the value that starts at `start` in `text`, and its JSON bytes as the request budget
- * counts them, when that value's text is exactly `JSON.stringify` of it and `adoptable` holds for it
+ * The end of the value that starts at `start` in `text` (UTF-8, checked by the caller), and its JSON
+ * bytes as the request budget counts them, when that value's text is exactly `JSON.stringify` of it and `adoptable` holds for it
  * with `shape` and `selections` (a plain selection set); undefined otherwise: whitespace, an escape
  * JSON.stringify does not write (`\/`, `\u0041`, upper-case hex, a lone surrogate's), `-0`, a number
  * not written as JavaScript writes it (`1.0`, `1e2`, a digit beyond a double's), an object or list
  * as a custom scalar's value, a field missing, added or out of order, an invalid leaf. Refusing is
  * always safe: the text is then parsed as before.
  */
-export function scanPassthrough(text: string, start: number, shape: ValueShape, selections: Selection[]): { end: number; bytes: number } | undefined {
+export function scanPassthrough(text: Buffer, start: number, shape: ValueShape, selections: Selection[]): { end: number; bytes: number } | undefined {
   if (!isPlain(selections)) return undefined;
   at = start;
   counted = 0;
@@ -59,9 +60,9 @@ const BACKSLASH = 92;
 const COMMA = 44;
 const COLON = 58;
 
-function scanValue(text: string, shape: ValueShape, selections: Selection[] | null): boolean {
-  if (text.charCodeAt(at) === 110 /* n */) {
-    if (shape.kind === 'nonNull' || !text.startsWith('null', at)) return false;
+function scanValue(text: Buffer, shape: ValueShape, selections: Selection[] | null): boolean {
+  if (text[at] === 110 /* n */) {
+    if (shape.kind === 'nonNull' || !startsWith(text, 'null', at)) return false;
     at += 4;
     counted += 9;
     return true;
@@ -70,48 +71,48 @@ function scanValue(text: string, shape: ValueShape, selections: Selection[] | nu
     case 'nonNull':
       return scanValue(text, shape.of, selections);
     case 'list': {
-      if (text.charCodeAt(at) !== 91 /* [ */) return false;
+      if (text[at] !== 91 /* [ */) return false;
       at++;
       counted += 2;
-      if (text.charCodeAt(at) === 93 /* ] */) {
+      if (text[at] === 93 /* ] */) {
         at++;
         return true;
       }
       for (;;) {
         if (!scanValue(text, shape.of, selections)) return false;
-        const next = text.charCodeAt(at++);
+        const next = text[at++];
         if (next === 93) return true;
         if (next !== COMMA) return false;
       }
     }
     case 'composite': {
-      if (text.charCodeAt(at) !== 123 /* { */ || !selections) return false;
+      if (text[at] !== 123 /* { */ || !selections) return false;
       at++;
       counted += 2;
       for (let i = 0; i < selections.length; i++) {
         const field = selections[i] as FieldSelection;
-        if (i > 0 && text.charCodeAt(at++) !== COMMA) return false;
-        if (!text.startsWith(field.jsonKey, at)) return false;
+        if (i > 0 && text[at++] !== COMMA) return false;
+        if (!startsWith(text, field.jsonKey, at)) return false;
         at += field.jsonKey.length;
         counted += field.responseName.length + 4;
         if (!scanValue(text, field.value, field.selections)) return false;
       }
-      return text.charCodeAt(at++) === 125; /* } */
+      return text[at++] === 125; /* } */
     }
     case 'leaf':
       return scanLeaf(text, shape);
   }
 }
 
-function scanLeaf(text: string, shape: Extract<ValueShape, { kind: 'leaf' }>): boolean {
-  const first = text.charCodeAt(at);
+function scanLeaf(text: Buffer, shape: Extract<ValueShape, { kind: 'leaf' }>): boolean {
+  const first = text[at];
   switch (shape.leaf) {
     case 'String':
       return first === QUOTE && scanString(text);
     case 'enum': {
       const start = at;
       if (first !== QUOTE || !scanString(text)) return false;
-      const name = text.slice(start + 1, at - 1);
+      const name = text.toString('utf8', start + 1, at - 1);
       // A name with an escape in it is no enum value's (names are [_A-Za-z0-9]).
       return name.indexOf('\\') < 0 && isEnumType(shape.type) && shape.type.getValue(name) !== undefined;
     }
@@ -131,9 +132,9 @@ function scanLeaf(text: string, shape: Extract<ValueShape, { kind: 'leaf' }>): b
   }
 }
 
-function scanLiteral(text: string): boolean {
-  if (text.startsWith('true', at)) at += 4;
-  else if (text.startsWith('false', at)) at += 5;
+function scanLiteral(text: Buffer): boolean {
+  if (startsWith(text, 'true', at)) at += 4;
+  else if (startsWith(text, 'false', at)) at += 5;
   else return false;
   counted += 9;
   return true;
@@ -143,27 +144,27 @@ function scanLiteral(text: string): boolean {
  * A number as `String(value)` writes it (JSON.stringify's form): a short integer checked by its
  * digits, anything else by writing the parsed number again. `integer`: only an integer (Int, ID).
  */
-function scanNumber(text: string, integer: boolean): boolean {
+function scanNumber(text: Buffer, integer: boolean): boolean {
   const start = at;
   let end = at;
-  for (let c = text.charCodeAt(end); (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69; c = text.charCodeAt(++end));
+  for (let c = text[end]; (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69; c = text[++end]);
   if (end === start) return false;
   at = end;
   counted += 9;
-  const negative = text.charCodeAt(start) === 45 ? 1 : 0;
+  const negative = text[start] === 45 ? 1 : 0;
   const digits = end - start - negative;
   let plainInteger = digits > 0 && digits <= 15;
   for (let i = start + negative; plainInteger && i < end; i++) {
-    const c = text.charCodeAt(i);
+    const c = text[i];
     plainInteger = c >= 48 && c <= 57;
   }
   if (plainInteger) {
     // No leading zero, and no -0 (JSON.stringify writes 0): `0` is the one integer that starts with one.
-    return text.charCodeAt(start + negative) !== 48 || (digits === 1 && !negative);
+    return text[start + negative] !== 48 || (digits === 1 && !negative);
   }
   // Most of a questionnaire's numbers are short fractions (weights, scores): checked by their digits too.
   if (!integer && shortDecimal(text, start + negative, end)) return true;
-  const token = text.slice(start, end);
+  const token = text.toString('latin1', start, end);
   const value = Number(token);
   if (String(value) !== token) return false;
   return !integer || INTEGER.test(token);
@@ -176,46 +177,47 @@ function scanNumber(text: string, integer: boolean): boolean {
  * double back are these); at most five zeros after `0.` (from 1e-7 down String() writes an exponent).
  * False says only "not known here": the number is then checked by writing it again.
  */
-function shortDecimal(text: string, from: number, end: number): boolean {
+function shortDecimal(text: Buffer, from: number, end: number): boolean {
   let i = from;
   let significant = 0;
-  const belowOne = text.charCodeAt(i) === 48;
+  const belowOne = text[i] === 48;
   if (belowOne) i++;
-  else for (let c = text.charCodeAt(i); c >= 48 && c <= 57 && i < end; c = text.charCodeAt(++i)) significant++;
-  if ((!belowOne && significant === 0) || text.charCodeAt(i) !== 46 /* . */) return false;
+  else for (let c = text[i]; c >= 48 && c <= 57 && i < end; c = text[++i]) significant++;
+  if ((!belowOne && significant === 0) || text[i] !== 46 /* . */) return false;
   const fraction = ++i;
   if (belowOne) {
-    while (i < end && text.charCodeAt(i) === 48) i++;
+    while (i < end && text[i] === 48) i++;
     if (i - fraction > 5) return false;
   }
   for (; i < end; i++) {
-    const c = text.charCodeAt(i);
+    const c = text[i];
     if (c < 48 || c > 57) return false;
     significant++;
   }
-  return end > fraction && text.charCodeAt(end - 1) !== 48 && significant > 0 && significant <= 15;
+  return end > fraction && text[end - 1] !== 48 && significant > 0 && significant <= 15;
 }
 
 /**
  * A string as JSON.stringify writes it: `"`, `\` and the control characters escaped (short forms
- * where JSON has them, else `\u00xx`), everything else as it is, surrogates only in pairs. Counts
- * it as the budget counts the string it stands for: its length up to 64, else its UTF-8 bytes.
+ * where JSON has them, else `\u00xx`), everything else as it is (the answer is valid UTF-8, so it
+ * holds no lone surrogate). Counts it as the budget counts the string it stands for: its length in
+ * UTF-16 code units up to 64, else its UTF-8 bytes.
  */
-function scanString(text: string): boolean {
+function scanString(text: Buffer): boolean {
   let i = at + 1;
   let length = 0;
   let utf8 = 0;
   for (;;) {
-    const c = text.charCodeAt(i);
+    const c = text[i];
     if (c === QUOTE) break;
-    if (c < 0x20 || Number.isNaN(c)) return false;
+    if (c < 0x20 || i >= text.length) return false;
     if (c === BACKSLASH) {
-      const escaped = text.charCodeAt(i + 1);
+      const escaped = text[i + 1];
       if (escaped === QUOTE || escaped === BACKSLASH || escaped === 98 || escaped === 102 || escaped === 110 || escaped === 114 || escaped === 116) {
         i += 2;
-      } else if (escaped === 117 /* u */ && text.charCodeAt(i + 2) === 48 && text.charCodeAt(i + 3) === 48) {
-        const high = text.charCodeAt(i + 4);
-        const low = text.charCodeAt(i + 5);
+      } else if (escaped === 117 /* u */ && text[i + 2] === 48 && text[i + 3] === 48) {
+        const high = text[i + 4];
+        const low = text[i + 5];
         const lowValue = low >= 48 && low <= 57 ? low - 48 : low >= 97 && low <= 102 ? low - 87 : -1;
         if ((high !== 48 && high !== 49) || lowValue < 0) return false;
         const code = (high - 48) * 16 + lowValue;
@@ -227,30 +229,23 @@ function scanString(text: string): boolean {
       }
       length += 1;
       utf8 += 1;
-    } else if (c < 0x80) {
-      i += 1;
-      length += 1;
-      utf8 += 1;
-    } else if (c < 0x800) {
-      i += 1;
-      length += 1;
-      utf8 += 2;
-    } else if (c >= 0xd800 && c <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-      i += 2;
-      length += 2;
-      utf8 += 4;
-    } else if (c >= 0xdc00 && c <= 0xdfff) {
-      return false;
     } else {
       i += 1;
-      length += 1;
-      utf8 += 3;
+      utf8 += 1;
+      // A character's first byte counts it (a continuation byte, 10xxxxxx, does not); one of four
+      // bytes (11110xxx) starts a character beyond the BMP, two code units.
+      if (c < 0x80 || c >= 0xc0) length += c >= 0xf0 ? 2 : 1;
     }
   }
   at = i + 1;
   counted += (length > 64 ? utf8 : length) + 3;
+  return true;
+}
+
+/** Whether the ASCII `word` is at `at` in `text`. */
+function startsWith(text: Buffer, word: string, at: number): boolean {
+  if (at + word.length > text.length) return false;
+  for (let i = 0; i < word.length; i++) if (text[at + i] !== word.charCodeAt(i)) return false;
   return true;
 }
 
@@ -265,13 +260,16 @@ interface Found {
 }
 
 /**
- * A subgraph's answer (`{"data":{"<list>":[{…},…]},…}`) parsed with the subtrees `raw` names kept
- * as text (RawJson), each checked by `scanPassthrough`; a subtree that does not pass is parsed, and
- * undefined (the caller parses the whole text, as before) when the text around them is not compact
- * JSON in that form, or a name met twice where the scan walks. The rest of the text is checked
- * here as JSON and parsed by JSON.parse with each kept subtree in place of a `0`.
+ * A subgraph's answer (`{"data":{"<list>":[{…},…]},…}`, its UTF-8 bytes) parsed with the subtrees
+ * `raw` names kept as their bytes (RawJson), each checked by `scanPassthrough`; a subtree that does
+ * not pass is parsed, and undefined (the caller decodes and parses the whole answer, as before)
+ * when the answer is not valid UTF-8, the text around them is not compact JSON in that form, or a
+ * name is met twice where the scan walks. The rest of the answer is checked here as JSON and parsed
+ * by JSON.parse with each kept subtree in place of a `0`.
  */
-export function parseWithRawSubtrees(text: string, raw: RawSubtrees): Record<string, unknown> | undefined {
+export function parseWithRawSubtrees(text: Buffer, raw: RawSubtrees): Record<string, unknown> | undefined {
+  // Invalid bytes would be decoded as U+FFFD, which the scan cannot tell: the whole answer then goes the decoder's way.
+  if (!isUtf8(text)) return undefined;
   const found: Found[] = [];
   at = 0;
   try {
@@ -280,72 +278,73 @@ export function parseWithRawSubtrees(text: string, raw: RawSubtrees): Record<str
     if (error instanceof RangeError) return undefined;
     throw error;
   }
+  // Every cut is next to an ASCII byte of JSON's structure, never inside a character.
   let rest = '';
   let from = 0;
   for (const subtree of found) {
-    rest += `${text.slice(from, subtree.start)}0`;
+    rest += `${text.toString('utf8', from, subtree.start)}0`;
     from = subtree.end;
   }
   let body: { data: Record<string, Array<Record<string, unknown>>> };
   try {
-    body = JSON.parse(rest + text.slice(from)) as typeof body;
+    body = JSON.parse(rest + text.toString('utf8', from)) as typeof body;
   } catch {
     // Never for text the scan took (it is JSON); if it were, the whole text is parsed, as before.
     return undefined;
   }
   const entities = body.data[raw.list]!;
-  for (const subtree of found) entities[subtree.entity]![subtree.name] = new RawJson(text.slice(subtree.start, subtree.end), subtree.bytes, subtree.field.shape);
+  for (const subtree of found) entities[subtree.entity]![subtree.name] = new RawJson(text.subarray(subtree.start, subtree.end), subtree.bytes, subtree.field.shape);
   return body;
 }
 
 /** Nothing but JSON's whitespace after the answer (a server may end its answer with a newline, as Apollo Server's do). */
-function onlyWhitespaceAfter(text: string): boolean {
+function onlyWhitespaceAfter(text: Buffer): boolean {
   for (let i = at; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+    const c = text[i];
     if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return false;
   }
   return true;
 }
 
 /** The members of an object, `member` reading each value (its name given); false when not an object of compact JSON or a name comes twice. */
-function members(text: string, member: (name: string) => boolean): boolean {
-  if (text.charCodeAt(at) !== 123 /* { */) return false;
+function members(text: Buffer, member: (name: string) => boolean): boolean {
+  if (text[at] !== 123 /* { */) return false;
   at++;
-  if (text.charCodeAt(at) === 125) {
+  if (text[at] === 125) {
     at++;
     return true;
   }
   const seen = new Set<string>();
   for (;;) {
     const start = at;
-    if (text.charCodeAt(at) !== QUOTE || !skipString(text)) return false;
-    const name = text.slice(start + 1, at - 1);
+    if (text[at] !== QUOTE || !skipString(text)) return false;
+    const name = text.toString('utf8', start + 1, at - 1);
     if (name.indexOf('\\') >= 0 || seen.has(name)) return false;
     seen.add(name);
-    if (text.charCodeAt(at++) !== COLON || !member(name)) return false;
-    const next = text.charCodeAt(at++);
+    if (text[at++] !== COLON || !member(name)) return false;
+    const next = text[at++];
     if (next === 125) return true;
     if (next !== COMMA) return false;
   }
 }
 
-function answerObject(text: string, raw: RawSubtrees, found: Found[]): boolean {
-  return members(text, (name) => (name === 'data' && text.charCodeAt(at) === 123 ? dataObject(text, raw, found) : skipValue(text)));
+function answerObject(text: Buffer, raw: RawSubtrees, found: Found[]): boolean {
+  return members(text, (name) => (name === 'data' && text[at] === 123 ? dataObject(text, raw, found) : skipValue(text)));
 }
 
-function dataObject(text: string, raw: RawSubtrees, found: Found[]): boolean {
-  return members(text, (name) => (name === raw.list && text.charCodeAt(at) === 91 ? entityList(text, raw, found) : skipValue(text)));
+function dataObject(text: Buffer, raw: RawSubtrees, found: Found[]): boolean {
+  return members(text, (name) => (name === raw.list && text[at] === 91 ? entityList(text, raw, found) : skipValue(text)));
 }
 
-function entityList(text: string, raw: RawSubtrees, found: Found[]): boolean {
+function entityList(text: Buffer, raw: RawSubtrees, found: Found[]): boolean {
   at++;
-  if (text.charCodeAt(at) === 93) {
+  if (text[at] === 93) {
     at++;
     return true;
   }
   for (let entity = 0; ; entity++) {
     const ok =
-      text.charCodeAt(at) === 123
+      text[at] === 123
         ? members(text, (name) => {
             const field = raw.fields.get(name);
             if (!field) return skipValue(text);
@@ -361,56 +360,74 @@ function entityList(text: string, raw: RawSubtrees, found: Found[]): boolean {
           })
         : skipValue(text);
     if (!ok) return false;
-    const next = text.charCodeAt(at++);
+    const next = text[at++];
     if (next === 93) return true;
     if (next !== COMMA) return false;
   }
 }
 
 /** Any JSON value without whitespace, checked by JSON's grammar (the text around kept subtrees must be JSON for the parse to mean what the scan saw). */
-function skipValue(text: string): boolean {
-  const c = text.charCodeAt(at);
+function skipValue(text: Buffer): boolean {
+  const c = text[at];
   if (c === QUOTE) return skipString(text);
   if (c === 123) return members(text, () => skipValue(text));
   if (c === 91) {
     at++;
-    if (text.charCodeAt(at) === 93) {
+    if (text[at] === 93) {
       at++;
       return true;
     }
     for (;;) {
       if (!skipValue(text)) return false;
-      const next = text.charCodeAt(at++);
+      const next = text[at++];
       if (next === 93) return true;
       if (next !== COMMA) return false;
     }
   }
   for (const literal of ['true', 'false', 'null']) {
-    if (text.startsWith(literal, at)) {
+    if (startsWith(text, literal, at)) {
       at += literal.length;
       return true;
     }
   }
-  JSON_NUMBER.lastIndex = at;
-  if (!JSON_NUMBER.test(text)) return false;
-  at = JSON_NUMBER.lastIndex;
+  return skipNumber(text);
+}
+
+/** A number by JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. */
+function skipNumber(text: Buffer): boolean {
+  let i = at;
+  if (text[i] === 45 /* - */) i++;
+  if (text[i] === 48) i++;
+  else if (!isDigit(text[i])) return false;
+  else while (isDigit(text[i])) i++;
+  if (text[i] === 46 /* . */) {
+    if (!isDigit(text[++i])) return false;
+    while (isDigit(text[i])) i++;
+  }
+  if (text[i] === 101 || text[i] === 69 /* e E */) {
+    if (text[i + 1] === 43 || text[i + 1] === 45) i++;
+    if (!isDigit(text[++i])) return false;
+    while (isDigit(text[i])) i++;
+  }
+  at = i;
   return true;
 }
 
-/** A number by JSON's grammar, matched where the scan is (sticky: `lastIndex` set before each test). */
-const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 48 && c <= 57;
+}
 
 /** A string by JSON's grammar (any escape JSON allows), the scan after its closing quote. */
-function skipString(text: string): boolean {
+function skipString(text: Buffer): boolean {
   let i = at + 1;
   for (;;) {
-    const c = text.charCodeAt(i);
+    const c = text[i];
     if (c === QUOTE) break;
-    if (c < 0x20 || Number.isNaN(c)) return false;
+    if (c < 0x20 || i >= text.length) return false;
     if (c === BACKSLASH) {
-      const escaped = text.charCodeAt(i + 1);
+      const escaped = text[i + 1];
       if (escaped === 117) {
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return false;
+        if (!/^[0-9a-fA-F]{4}$/.test(text.toString('latin1', i + 2, i + 6))) return false;
         i += 6;
       } else if (escaped === QUOTE || escaped === BACKSLASH || escaped === 47 || escaped === 98 || escaped === 102 || escaped === 110 || escaped === 114 || escaped === 116) {
         i += 2;

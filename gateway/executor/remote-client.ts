@@ -68,13 +68,13 @@ export class RemoteClient implements SubgraphClient {
 
   /** `raw`: the subtrees that may stay as text (passthrough.ts); whatever does not pass its checks, and the rest, is parsed. */
   private async exchange({ request, headers, signal, context }: SubgraphFetch, raw: RawSubtrees | undefined): Promise<SubgraphResponse> {
-    const { status, contentType, text } = await this.post(JSON.stringify(request), { headers, signal, budget: context.budget }, !isQuery(request));
+    const { status, contentType, bytes } = await this.post(JSON.stringify(request), { headers, signal, budget: context.budget }, !isQuery(request));
     const graphqlResponse = /^application\/(graphql-response\+)?json\b/.test(contentType);
     // A subgraph's own refusals (400, 401) are GraphQL responses, relayed as such; a proxy's 502 page is not.
     if ((status < 200 || status > 299) && !graphqlResponse) throw this.failed('SUBGRAPH_ERROR', `answered HTTP ${status}`);
     let body: unknown;
     try {
-      body = (raw && parseWithRawSubtrees(text, raw)) ?? JSON.parse(text);
+      body = (raw && parseWithRawSubtrees(bytes, raw)) ?? JSON.parse(bytes.toString('utf8'));
     } catch {
       throw this.failed('SUBGRAPH_ERROR', `answered HTTP ${status} with a body that is not JSON`);
     }
@@ -92,7 +92,7 @@ export class RemoteClient implements SubgraphClient {
    * this process the cap, not the answer. The body goes as a string: Node writes it with the
    * headers in one write, with no buffer made of it first.
    */
-  private post(body: string, call: OutgoingCall, retried: boolean): Promise<{ status: number; contentType: string; text: string }> {
+  private post(body: string, call: OutgoingCall, retried: boolean): Promise<{ status: number; contentType: string; bytes: Buffer }> {
     const { headers, signal, budget } = call;
     return new Promise((resolve, reject) => {
       let answered = false;
@@ -114,11 +114,10 @@ export class RemoteClient implements SubgraphClient {
         response.once('error', failed);
         response.once('aborted', () => failed(new Error('the connection closed before the answer ended')));
         response.once('end', () => {
-          // An answer that came in one chunk (most do, up to 64 KB) is decoded from it, not from a copy.
+          // An answer that came in one chunk (most do, up to 64 KB) is read from it, not from a copy.
           const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-          // The chunks go before the text is made: a large answer is then held twice at most (bytes, then text), never three times.
           chunks.length = 0;
-          resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: bytes.toString('utf8') });
+          resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), bytes });
         });
       });
       request.once('error', (error: NodeJS.ErrnoException) => {

@@ -1,4 +1,4 @@
-import { jsonText } from '../raw-json.js';
+import { type JsonPiece, joinedText, joinedUtf8, jsonSplices } from '../raw-json.js';
 
 /**
  * The levels of an answer walked here member by member: the result, its `data`, and the values of
@@ -9,8 +9,8 @@ const WALKED_LEVELS = 3;
 /** Shorter texts are written again rather than remembered. */
 const REMEMBERED_FROM = 1024;
 
-/** The text of frozen values, for as long as each lives. */
-const frozenTexts = new WeakMap<object, string>();
+/** The text of frozen values, as pieces, for as long as each lives. */
+const frozenTexts = new WeakMap<object, readonly JsonPiece[]>();
 
 /**
  * `JSON.stringify(answer)`, exactly, with the text of each frozen object or array in the answer's
@@ -24,24 +24,52 @@ const frozenTexts = new WeakMap<object, string>();
  * The first WALKED_LEVELS levels are walked here; anything below them, and any value that is not a
  * plain object or array (one with `toJSON`), is written by JSON.stringify at once, so that an
  * answer holding nothing frozen costs a few calls more than one. Subtrees kept as the subgraph's
- * text (kernel/raw-json.ts) are written as that text, wherever they are (`jsonText`).
+ * bytes (kernel/raw-json.ts) are written as their text, wherever they are (`jsonSplices`).
  */
-export function answerText(value: unknown, levels = WALKED_LEVELS): string | undefined {
-  if (typeof value !== 'object' || value === null || !plain(value)) return jsonText(value);
-  if (Object.isFrozen(value)) return frozenText(value);
-  if (levels === 0) return jsonText(value);
+export function answerText(value: unknown): string | undefined {
+  const pieces: JsonPiece[] = [];
+  return answerPieces(value, WALKED_LEVELS, pieces) ? joinedText(pieces) : undefined;
+}
+
+/**
+ * `answerText(answer)` followed by `end`, as UTF-8 bytes when it holds subtrees kept as the
+ * subgraphs' bytes (copied in, never decoded: the socket takes the buffer as it is), else as a string.
+ */
+export function answerUtf8(value: unknown, end: string): string | Buffer | undefined {
+  const pieces: JsonPiece[] = [];
+  if (!answerPieces(value, WALKED_LEVELS, pieces)) return undefined;
+  pieces.push(end);
+  return joinedUtf8(pieces);
+}
+
+/** The answer's text appended to `out`; false, and nothing appended, when JSON writes nothing for it. */
+function answerPieces(value: unknown, levels: number, out: JsonPiece[]): boolean {
+  if (typeof value !== 'object' || value === null || !plain(value)) return jsonSplices(value, out);
+  if (Object.isFrozen(value)) {
+    out.push(...frozenPieces(value));
+    return true;
+  }
+  if (levels === 0) return jsonSplices(value, out);
   if (Array.isArray(value)) {
-    let text = '[';
-    for (let i = 0; i < value.length; i++) text += `${i > 0 ? ',' : ''}${answerText(value[i], levels - 1) ?? 'null'}`;
-    return `${text}]`;
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(',');
+      if (!answerPieces(value[i], levels - 1, out)) out.push('null');
+    }
+    out.push(']');
+    return true;
   }
-  let text = '{';
+  out.push('{');
+  let first = true;
   for (const key of Object.keys(value)) {
-    const member = answerText((value as Record<string, unknown>)[key], levels - 1);
+    const mark = out.length;
+    out.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
     // What JSON leaves out of an object (undefined, a function) has no text.
-    if (member !== undefined) text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${member}`;
+    if (answerPieces((value as Record<string, unknown>)[key], levels - 1, out)) first = false;
+    else out.length = mark;
   }
-  return `${text}}`;
+  out.push('}');
+  return true;
 }
 
 /** An array, or an object JSON writes member by member: no `toJSON`, and no prototype but Object's (a boxed string is not one). */
@@ -52,11 +80,19 @@ function plain(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
-function frozenText(value: object): string {
-  let text = frozenTexts.get(value);
-  if (text === undefined) {
-    text = jsonText(value)!;
-    if (text.length >= REMEMBERED_FROM) frozenTexts.set(value, text);
+function frozenPieces(value: object): readonly JsonPiece[] {
+  let pieces = frozenTexts.get(value);
+  if (pieces === undefined) {
+    const written: JsonPiece[] = [];
+    jsonSplices(value, written);
+    pieces = written;
+    if (piecesLength(pieces) >= REMEMBERED_FROM) frozenTexts.set(value, pieces);
   }
-  return text;
+  return pieces;
+}
+
+function piecesLength(pieces: readonly JsonPiece[]): number {
+  let length = 0;
+  for (const piece of pieces) length += typeof piece === 'string' ? piece.length : piece.utf8.length;
+  return length;
 }
