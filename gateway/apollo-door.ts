@@ -64,14 +64,14 @@ export function stringifyAnswer(result: FormattedExecutionResult): string {
     keptAnswers.set(exchange, result);
     return '';
   }
-  let answer: string | Buffer | undefined;
+  let answer: string | Buffer;
   try {
     answer = answerUtf8(result, '\n');
   } catch (error) {
     if (exchange) refused(exchange, error);
     throw error;
   }
-  if (typeof answer !== 'object') return answer ?? 'undefined\n';
+  if (typeof answer === 'string') return answer;
   if (!exchange) return answer.toString('utf8');
   keptAnswers.set(exchange, answer);
   return '';

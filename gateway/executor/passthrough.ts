@@ -28,31 +28,25 @@ export function rawSubtrees(list: string, fields: ReadonlyMap<string, RawField>)
   return { id: ++nextId, list, fields };
 }
 
-/** Where the scan is in the answer's bytes, and the budget's bytes of what it took (kernel/request-budget.ts `jsonBytes`). */
+/** Where the scan of a leaf or of the answer around the subtrees is in the answer's bytes. */
 let at = 0;
-let counted = 0;
+/** The budget's bytes of what the scan took (kernel/request-budget.ts `jsonBytes`). */
+const tally = { bytes: 0 };
 
 /**
  * The end of the value that starts at `start` in `text` (UTF-8, checked by the caller), and its JSON
- * bytes as the request budget counts them, when that value's text is exactly `JSON.stringify` of it and `adoptable` holds for it
- * with `shape` and `selections` (a plain selection set); undefined otherwise: whitespace, an escape
- * JSON.stringify does not write (`\/`, `\u0041`, upper-case hex, a lone surrogate's), `-0`, a number
- * not written as JavaScript writes it (`1.0`, `1e2`, a digit beyond a double's), an object or list
- * as a custom scalar's value, a field missing, added or out of order, an invalid leaf. Refusing is
- * always safe: the text is then parsed as before.
+ * bytes as the request budget counts them, when that value's text is exactly `JSON.stringify` of it
+ * and `adoptable` holds for it with `shape` and `selections` (a plain selection set); undefined
+ * otherwise: whitespace, an escape JSON.stringify does not write (`\/`, `\u0041`, upper-case hex, a
+ * lone surrogate's), `-0`, a number not written as JavaScript writes it (`1.0`, `1e2`, a digit
+ * beyond a double's), an object or list as a custom scalar's value, a field missing, added or out of
+ * order, an invalid leaf. Refusing is always safe: the text is then parsed as before.
  */
 export function scanPassthrough(text: Buffer, start: number, shape: ValueShape, selections: Selection[]): { end: number; bytes: number } | undefined {
   if (!isPlain(selections)) return undefined;
-  at = start;
-  counted = 0;
-  try {
-    if (!scanValue(text, shape, selections)) return undefined;
-  } catch (error) {
-    // Nesting deeper than the stack: parsed as before.
-    if (error instanceof RangeError) return undefined;
-    throw error;
-  }
-  return { end: at, bytes: counted };
+  tally.bytes = 0;
+  const end = compiledScan(shape, selections)(text, start);
+  return end < 0 ? undefined : { end, bytes: tally.bytes };
 }
 
 const QUOTE = 34;
@@ -60,48 +54,100 @@ const BACKSLASH = 92;
 const COMMA = 44;
 const COLON = 58;
 
-function scanValue(text: Buffer, shape: ValueShape, selections: Selection[] | null): boolean {
-  if (text[at] === 110 /* n */) {
-    if (shape.kind === 'nonNull' || !startsWith(text, 'null', at)) return false;
-    at += 4;
-    counted += 9;
-    return true;
-  }
-  switch (shape.kind) {
-    case 'nonNull':
-      return scanValue(text, shape.of, selections);
-    case 'list': {
-      if (text[at] !== 91 /* [ */) return false;
-      at++;
-      counted += 2;
-      if (text[at] === 93 /* ] */) {
-        at++;
-        return true;
-      }
-      for (;;) {
-        if (!scanValue(text, shape.of, selections)) return false;
-        const next = text[at++];
-        if (next === 93) return true;
-        if (next !== COMMA) return false;
-      }
+/** A value's scan compiled for its shape and selections: where its text ends from `p`, or -1; what it takes added to `tally`. */
+type Scan = (text: Buffer, p: number) => number;
+
+/** By the shape of a field's value (one object per field of a compiled operation), with the selections it was compiled for. */
+const compiled = new WeakMap<ValueShape, { selections: Selection[] | null; scan: Scan }>();
+
+/** Past this many fields and lists a selection is not compiled (its subtrees are parsed): a scan's code grows with its selection. */
+const MAX_COMPILED_STEPS = 2_000;
+
+function compiledScan(shape: ValueShape, selections: Selection[] | null): Scan {
+  const known = compiled.get(shape);
+  if (known?.selections === selections) return known.scan;
+  const scan = compileScan(shape, selections);
+  compiled.set(shape, { selections, scan });
+  return scan;
+}
+
+type LeafShape = Extract<ValueShape, { kind: 'leaf' }>;
+
+/** What compiled scans call: the leaves' checks (scanLeaf), and the tally they add to. */
+const scanHelpers = {
+  string: (text: Buffer, p: number): number => {
+    at = p;
+    return text[p] === QUOTE && scanString(text) ? at : -1;
+  },
+  leaf: (text: Buffer, p: number, shape: LeafShape): number => {
+    at = p;
+    return scanLeaf(text, shape) ? at : -1;
+  },
+  tally,
+};
+
+/**
+ * The scan of one shape as one function, its structure unrolled: each field's name compared byte
+ * by byte where it must stand, each list a loop, each leaf one call. An interpreter walking the
+ * shape for every value took a third of the time on the bench's questionnaire (bench/PROFILE.md).
+ * The code holds numbers only (bytes, lengths, indexes): names and types reach it as bytes to
+ * compare and as `leaves[i]`, never as text of the code.
+ */
+function compileScan(shape: ValueShape, selections: Selection[] | null): Scan {
+  const leaves: LeafShape[] = [];
+  let steps = 0;
+  const lines: string[] = [];
+  const value = (of: ValueShape, under: Selection[] | null): void => {
+    if (of.kind === 'nonNull') {
+      lines.push('if (t[p] === 110) return -1;');
+      present(of.of, under);
+      return;
     }
-    case 'composite': {
-      if (text[at] !== 123 /* { */ || !selections) return false;
-      at++;
-      counted += 2;
-      for (let i = 0; i < selections.length; i++) {
-        const field = selections[i] as FieldSelection;
-        if (i > 0 && text[at++] !== COMMA) return false;
-        if (!startsWith(text, field.jsonKey, at)) return false;
-        at += field.jsonKey.length;
-        counted += field.responseName.length + 4;
-        if (!scanValue(text, field.value, field.selections)) return false;
-      }
-      return text[at++] === 125; /* } */
+    lines.push('if (t[p] === 110) { if (t[p + 1] !== 117 || t[p + 2] !== 108 || t[p + 3] !== 108) return -1; p += 4; n += 9; } else {');
+    present(of, under);
+    lines.push('}');
+  };
+  const present = (of: ValueShape, under: Selection[] | null): void => {
+    if (++steps > MAX_COMPILED_STEPS) throw new RangeError('a selection too large to compile a scan of');
+    switch (of.kind) {
+      case 'nonNull':
+        // Not a type GraphQL has (a non-null of a non-null): refused, as the interpreter did.
+        lines.push('return -1;');
+        return;
+      case 'list':
+        lines.push('if (t[p] !== 91) return -1; p++; n += 2; if (t[p] === 93) p++; else for (;;) {');
+        value(of.of, under);
+        lines.push('const c = t[p++]; if (c === 93) break; if (c !== 44) return -1; }');
+        return;
+      case 'composite':
+        if (!under) {
+          lines.push('return -1;');
+          return;
+        }
+        lines.push('if (t[p] !== 123) return -1; p++; n += 2;');
+        under.forEach((selection, i) => {
+          const field = selection as FieldSelection;
+          if (i > 0) lines.push('if (t[p++] !== 44) return -1;');
+          // A response name is a GraphQL name ([_A-Za-z][_0-9A-Za-z]*): its member's start is ASCII.
+          const key = Buffer.from(field.jsonKey, 'latin1');
+          lines.push(`if (${[...key].map((byte, k) => `t[p + ${k}] !== ${byte}`).join(' || ')}) return -1; p += ${key.length}; n += ${field.responseName.length + 4};`);
+          value(field.value, field.selections);
+        });
+        lines.push('if (t[p++] !== 125) return -1;');
+        return;
+      case 'leaf':
+        if (of.leaf === 'String') lines.push('p = h.string(t, p); if (p < 0) return -1;');
+        else lines.push(`p = h.leaf(t, p, leaves[${leaves.push(of) - 1}]); if (p < 0) return -1;`);
     }
-    case 'leaf':
-      return scanLeaf(text, shape);
+  };
+  try {
+    value(shape, selections);
+  } catch (error) {
+    if (error instanceof RangeError) return () => -1;
+    throw error;
   }
+  const factory = new Function('h', 'leaves', `'use strict'; return function scan(t, p) { let n = 0; ${lines.join('\n')} h.tally.bytes += n; return p; };`);
+  return factory(scanHelpers, leaves) as Scan;
 }
 
 function scanLeaf(text: Buffer, shape: Extract<ValueShape, { kind: 'leaf' }>): boolean {
@@ -136,7 +182,7 @@ function scanLiteral(text: Buffer): boolean {
   if (startsWith(text, 'true', at)) at += 4;
   else if (startsWith(text, 'false', at)) at += 5;
   else return false;
-  counted += 9;
+  tally.bytes += 9;
   return true;
 }
 
@@ -150,7 +196,7 @@ function scanNumber(text: Buffer, integer: boolean): boolean {
   for (let c = text[end]; (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69; c = text[++end]);
   if (end === start) return false;
   at = end;
-  counted += 9;
+  tally.bytes += 9;
   const negative = text[start] === 45 ? 1 : 0;
   const digits = end - start - negative;
   let plainInteger = digits > 0 && digits <= 15;
@@ -208,7 +254,12 @@ function scanString(text: Buffer): boolean {
   let length = 0;
   let utf8 = 0;
   for (;;) {
-    const c = text[i];
+    // A run of printable ASCII but `"` and `\` (most strings are one): a code unit and a byte each.
+    const run = i;
+    let c = text[i];
+    while (c >= 0x20 && c < 0x80 && c !== QUOTE && c !== BACKSLASH) c = text[++i];
+    length += i - run;
+    utf8 += i - run;
     if (c === QUOTE) break;
     if (c < 0x20 || i >= text.length) return false;
     if (c === BACKSLASH) {
@@ -234,11 +285,11 @@ function scanString(text: Buffer): boolean {
       utf8 += 1;
       // A character's first byte counts it (a continuation byte, 10xxxxxx, does not); one of four
       // bytes (11110xxx) starts a character beyond the BMP, two code units.
-      if (c < 0x80 || c >= 0xc0) length += c >= 0xf0 ? 2 : 1;
+      if (c >= 0xc0) length += c >= 0xf0 ? 2 : 1;
     }
   }
   at = i + 1;
-  counted += (length > 64 ? utf8 : length) + 3;
+  tally.bytes += (length > 64 ? utf8 : length) + 3;
   return true;
 }
 

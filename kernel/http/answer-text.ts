@@ -35,9 +35,9 @@ export function answerText(value: unknown): string | undefined {
  * `answerText(answer)` followed by `end`, as UTF-8 bytes when it holds subtrees kept as the
  * subgraphs' bytes (copied in, never decoded: the socket takes the buffer as it is), else as a string.
  */
-export function answerUtf8(value: unknown, end: string): string | Buffer | undefined {
+export function answerUtf8(answer: object, end: string): string | Buffer {
   const pieces: JsonPiece[] = [];
-  if (!answerPieces(value, WALKED_LEVELS, pieces)) return undefined;
+  answerPieces(answer, WALKED_LEVELS, pieces);
   pieces.push(end);
   return joinedUtf8(pieces);
 }

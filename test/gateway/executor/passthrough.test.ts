@@ -90,6 +90,16 @@ describe('scanPassthrough', () => {
     }
   });
 
+  test("a selection past what is compiled is refused, its subtrees parsed (a scan's code grows with its selection)", () => {
+    const withFields = (count: number) => {
+      const field = rawFields(`{ item { parts { ${Array.from({ length: count }, (_, i) => `a${i}: code`).join(' ')} } } }`)!.get('parts')!;
+      const value = [Object.fromEntries(Array.from({ length: count }, (_, i) => [`a${i}`, 'p1']))];
+      return scanPassthrough(Buffer.from(text(value)), 0, field.shape, field.selections);
+    };
+    expect(withFields(1_990)).toBeDefined();
+    expect(withFields(2_001)).toBeUndefined();
+  });
+
   const canonical = text(PART);
   test.each([
     ['whitespace', JSON.stringify(PART, null, 1)],
