@@ -7,7 +7,9 @@
 //
 // Left out of the bundle, loaded from node_modules at run time: native addons (libsql, the Hive
 // planner's), what is only resolved for its files on disk (GraphiQL, Swagger UI) and optional
-// peers the code never installs (class-validator, pg-native). The source maps chain through tsc's,
+// peers the code never installs (class-validator, pg-native), and @apollo/utils.createhash: bundled,
+// its `module.require` is gone and it hashes every operation with sha.js's JavaScript SHA-256 instead
+// of node:crypto (1.4 % of an identical request's CPU, bench/PROFILE.md). The source maps chain through tsc's,
 // so a mapped stack trace or the children's coverage (scripts/coverage.mjs) names the .ts files.
 // esbuild's own install script is not run (package.json, allowScripts): its API finds its binary in
 // the @esbuild/<platform> package npm installs beside it.
@@ -31,7 +33,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['libsql', '@libsql/*', '@graphql-hive/router-query-planner', 'graphiql', 'swagger-ui-dist', 'class-validator', 'pg-native'],
+  external: ['libsql', '@libsql/*', '@graphql-hive/router-query-planner', 'graphiql', 'swagger-ui-dist', 'class-validator', 'pg-native', '@apollo/utils.createhash'],
   // The CommonJS libraries inside an ES module still call require (for Node's own modules).
   banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
   sourcemap: true,
