@@ -5,12 +5,12 @@ import { type FieldSelection, INTEGER, type RawField, type Selection, type Value
 
 /**
  * Subtrees of a subgraph's answer passed through to the client's answer as the subgraph's own JSON
- * bytes, never parsed nor decoded (issue 39's varied requests: parsing the indicators' 107 KB questionnaire,
- * checking it, counting its bytes and writing it again was about a millisecond of each request;
- * bench/PROFILE.md, "Next: the varied side"). A subtree passes only where its text is already what
- * the gateway would write: in JSON.stringify's own form, and what result shaping would adopt as it
- * stands (result-shaping.ts `adoptable`: exactly the selected fields, in order, no null where the
- * type forbids one, every leaf valid). Anything else is parsed, as before.
+ * bytes, never parsed nor decoded (issue 39's varied requests: parsing the indicators' 107 KB
+ * questionnaire, checking it, counting its bytes and writing it again was about a millisecond of
+ * each request; bench/PROFILE.md, "Next: the varied side"). A subtree passes only where its text is
+ * already what the gateway would write: in JSON.stringify's own form, and what result shaping would
+ * adopt as it stands (result-shaping.ts `adoptable`: exactly the selected fields, in order, no null
+ * where the type forbids one, every leaf valid). Anything else is parsed, as before.
  */
 
 /** The answer's subtrees an entity fetch may keep as text: the fields `fields` names of each entity of `data[list]`. */
@@ -88,9 +88,9 @@ const scanHelpers = {
 
 /**
  * The scan of one shape as one function, its structure unrolled: each field's name compared byte
- * by byte where it must stand, each list a loop, each leaf one call. An interpreter walking the
- * shape for every value took a third of the time on the bench's questionnaire (bench/PROFILE.md).
- * The code holds numbers only (bytes, lengths, indexes): names and types reach it as bytes to
+ * by byte where it must stand, each list a loop, each leaf one call: an interpreter walking the
+ * shape for every value took twice as long on the bench's questionnaire (bench/PROFILE.md, "Tenth
+ * steps"). A selection too large or too deep to compile is refused. The code holds numbers only (bytes, lengths, indexes): names and types reach it as bytes to
  * compare and as `leaves[i]`, never as text of the code.
  */
 function compileScan(shape: ValueShape, selections: Selection[] | null): Scan {
