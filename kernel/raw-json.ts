@@ -92,7 +92,7 @@ export function jsonText(value: unknown): string | undefined {
 }
 
 /** The pieces as one string, subtrees decoded. */
-export function joinedText(pieces: readonly JsonPiece[]): string {
+function joinedText(pieces: readonly JsonPiece[]): string {
   let text = '';
   for (const piece of pieces) text += typeof piece === 'string' ? piece : piece.text;
   return text;

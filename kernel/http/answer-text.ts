@@ -1,4 +1,4 @@
-import { type JsonPiece, joinedText, joinedUtf8, jsonSplices } from '../raw-json.js';
+import { type JsonPiece, joinedUtf8, jsonSplices } from '../raw-json.js';
 
 /**
  * The levels of an answer walked here member by member: the result, its `data`, and the values of
@@ -13,29 +13,22 @@ const REMEMBERED_FROM = 1024;
 const frozenTexts = new WeakMap<object, readonly JsonPiece[]>();
 
 /**
- * `JSON.stringify(answer)`, exactly, with the text of each frozen object or array in the answer's
- * first levels written once and remembered while that value lives. A frozen value is a subgraph
- * answer shared by the requests in flight (gateway/executor/inflight-sharing.ts) or reused
- * (answer-cache.ts): frozen through and through (kernel/json.ts `deepFreeze`), it never changes,
- * and every request that shared it holds it as it is wherever shaping adopted it. Writing the whole
+ * `JSON.stringify(answer)`, exactly, followed by `end`, with the text of each frozen object or array
+ * in the answer's first levels written once and remembered while that value lives. A frozen value is
+ * a subgraph answer shared by the requests in flight (gateway/executor/inflight-sharing.ts) or reused
+ * (answer-cache.ts): frozen through and through (kernel/json.ts `deepFreeze`), it never changes, and
+ * every request that shared it holds it as it is wherever shaping adopted it. Writing the whole
  * answer for each of them was a fifth of the gateway's CPU on identical requests (bench/PROFILE.md,
  * issue 39). A reused answer's text stays as long as the answer cache keeps it.
  *
  * The first WALKED_LEVELS levels are walked here; anything below them, and any value that is not a
- * plain object or array (one with `toJSON`), is written by JSON.stringify at once, so that an
- * answer holding nothing frozen costs a few calls more than one. Subtrees kept as the subgraph's
- * bytes (kernel/raw-json.ts) are written as their text, wherever they are (`jsonSplices`).
+ * plain object or array (one with `toJSON`), is written by JSON.stringify at once, so that an answer
+ * holding nothing frozen costs a few calls more than one. Subtrees kept as the subgraphs' bytes
+ * (kernel/raw-json.ts) are copied in as they are, wherever they are (`jsonSplices`): an answer that
+ * holds one is UTF-8 bytes (never decoded: the socket takes the buffer as it is), any other a string.
+ * A value JSON writes nothing for (undefined) is `end` alone.
  */
-export function answerText(value: unknown): string | undefined {
-  const pieces: JsonPiece[] = [];
-  return answerPieces(value, WALKED_LEVELS, pieces) ? joinedText(pieces) : undefined;
-}
-
-/**
- * `answerText(answer)` followed by `end`, as UTF-8 bytes when it holds subtrees kept as the
- * subgraphs' bytes (copied in, never decoded: the socket takes the buffer as it is), else as a string.
- */
-export function answerUtf8(answer: object, end: string): string | Buffer {
+export function answerUtf8(answer: unknown, end: string): string | Buffer {
   const pieces: JsonPiece[] = [];
   answerPieces(answer, WALKED_LEVELS, pieces);
   pieces.push(end);
