@@ -7,6 +7,7 @@ import { operationStep, resultStep } from '../pipeline/graphql-run.js';
 import { type Exchange, type RequestPipeline, refused } from '../pipeline/pipeline.js';
 import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
 import { answerUtf8 } from '../kernel/http/answer-text.js';
+import type { Utf8Parts } from '../kernel/raw-json.js';
 
 /**
  * The runner's steps (pipeline/graphql-run.ts) from Apollo Server's hooks, for `/graphql`: Apollo
@@ -44,9 +45,9 @@ const answering = new WeakMap<object, Exchange>();
 
 /**
  * Answers not handed to Apollo Server as text, by their exchange: too large for one string of them
- * (the pipeline writes them in pieces, pipeline.ts), or holding subgraphs' bytes (written as one buffer).
+ * (the pipeline writes them in pieces, pipeline.ts), or holding subgraphs' bytes (written as its parts).
  */
-const keptAnswers = new WeakMap<Exchange, FormattedExecutionResult | Buffer>();
+const keptAnswers = new WeakMap<Exchange, FormattedExecutionResult | Utf8Parts>();
 
 /**
  * Apollo Server's `stringifyResult`: JSON (kernel/http/answer-text.ts: the parts shared with other
@@ -64,7 +65,7 @@ export function stringifyAnswer(result: FormattedExecutionResult): string {
     keptAnswers.set(exchange, result);
     return '';
   }
-  let answer: string | Buffer;
+  let answer: string | Utf8Parts;
   try {
     answer = answerUtf8(result, '\n');
   } catch (error) {
@@ -72,13 +73,13 @@ export function stringifyAnswer(result: FormattedExecutionResult): string {
     throw error;
   }
   if (typeof answer === 'string') return answer;
-  if (!exchange) return answer.toString('utf8');
+  if (!exchange) return answer.text();
   keptAnswers.set(exchange, answer);
   return '';
 }
 
-/** The answer `stringifyAnswer` kept for the pipeline to write (its bytes, or its objects in pieces), if it kept one. */
-export function keptAnswer(exchange: Exchange): FormattedExecutionResult | Buffer | undefined {
+/** The answer `stringifyAnswer` kept for the pipeline to write (its UTF-8 parts, or its objects in pieces), if it kept one. */
+export function keptAnswer(exchange: Exchange): FormattedExecutionResult | Utf8Parts | undefined {
   const answer = keptAnswers.get(exchange);
   keptAnswers.delete(exchange);
   return answer;

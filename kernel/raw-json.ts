@@ -99,12 +99,37 @@ function joinedText(pieces: readonly JsonPiece[]): string {
 }
 
 /**
- * The pieces as one UTF-8 buffer, the subtrees' bytes copied in as they are (never decoded nor
- * encoded again); as one string when there is no subtree among them.
+ * JSON text in UTF-8 as the parts it is written in: texts, and subtrees' bytes as the subgraphs sent
+ * them. Never joined into one buffer: the socket takes the parts in one `writev` (pipeline.ts). A
+ * joined buffer was a copy of the whole answer (125 KB for the bench's varied request), made outside
+ * V8's heap, and such memory counts towards V8's next full collection: most of the gateway's
+ * collections on varied requests were those (bench/PROFILE.md, "Eleventh steps").
  */
-export function joinedUtf8(pieces: readonly JsonPiece[]): string | Buffer {
+export class Utf8Parts {
+  /** The whole text's length in bytes (its Content-Length). */
+  readonly byteLength: number;
+
+  constructor(readonly parts: ReadonlyArray<string | Buffer>) {
+    let length = 0;
+    for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+    this.byteLength = length;
+  }
+
+  /** The text, decoded: for a reader that takes strings only. */
+  text(): string {
+    let text = '';
+    for (const part of this.parts) text += typeof part === 'string' ? part : part.toString('utf8');
+    return text;
+  }
+}
+
+/**
+ * The pieces as UTF-8 parts, the subtrees' bytes as they are (never decoded nor encoded again); as
+ * one string when there is no subtree among them.
+ */
+export function joinedUtf8(pieces: readonly JsonPiece[]): string | Utf8Parts {
   if (!pieces.some((piece) => piece instanceof RawJson)) return pieces.join('');
-  // Texts between subtrees joined first: one encoding each, not one per small piece.
+  // Texts between subtrees joined first: a part each, not one per small piece.
   const parts: Array<string | Buffer> = [];
   let text = '';
   for (const piece of pieces) {
@@ -117,10 +142,5 @@ export function joinedUtf8(pieces: readonly JsonPiece[]): string | Buffer {
     text = '';
   }
   if (text) parts.push(text);
-  let length = 0;
-  for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-  const utf8 = Buffer.allocUnsafe(length);
-  let at = 0;
-  for (const part of parts) at += typeof part === 'string' ? utf8.write(part, at) : part.copy(utf8, at);
-  return utf8;
+  return new Utf8Parts(parts);
 }

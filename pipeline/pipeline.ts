@@ -8,6 +8,7 @@ import { DomainError, ERROR_STATUSES, toDomainError } from '../kernel/errors.js'
 import { RequestMistake } from './request-mistake.js';
 import { jsonPieces } from '../kernel/http/json-pieces.js';
 import { LARGE_ANSWER_BYTES } from '../kernel/answer-memory.js';
+import { Utf8Parts } from '../kernel/raw-json.js';
 
 /**
  * One request through one of the doors (a REST facade's route, `/graphql`, a subgraph's port) as the
@@ -71,7 +72,7 @@ export interface SubgraphFetch {
   signal?: AbortSignal;
 }
 
-/** What a door answers: a body that is neither a string nor a Buffer is written as JSON (a large one in pieces). */
+/** What a door answers: a body that is neither a string, a Buffer nor UTF-8 parts is written as JSON (a large one in pieces). */
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
@@ -231,20 +232,37 @@ const SEND_IDLE_MS = 30_000;
  * stays an object, written piece by piece as it is serialised (`send`): never one string of it.
  */
 function asJson(answer: Answer, type: string, exchange: Exchange): Answer {
-  if (answer.body === undefined || typeof answer.body === 'string' || Buffer.isBuffer(answer.body)) return answer;
+  if (answer.body === undefined || written(answer.body)) return answer;
   const headers = { 'content-type': type, ...answer.headers };
   return { ...answer, headers, body: exchange.budget.answerBytes > LARGE_ANSWER_BYTES ? answer.body : JSON.stringify(answer.body) };
+}
+
+/** A body that is text already: a string, bytes, or UTF-8 parts (kernel/raw-json.ts). */
+function written(body: unknown): body is string | Buffer | Utf8Parts {
+  return typeof body === 'string' || Buffer.isBuffer(body) || body instanceof Utf8Parts;
 }
 
 async function send(response: ServerResponse, answer: Answer, exchange: Exchange): Promise<void> {
   const headers: Record<string, string> = { 'x-request-id': exchange.requestId, ...answer.headers };
   const body = answer.body;
-  if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) return sendPieces(response, answer.status, headers, body, exchange);
+  if (body !== undefined && !written(body)) return sendPieces(response, answer.status, headers, body, exchange);
+  if (body instanceof Utf8Parts) return sendParts(response, answer.status, headers, body);
   // A known length instead of chunked encoding: headers and body then leave in one write instead
   // of a writev of header, chunk size, body and terminator (13% of GET /models CPU, bench/PROFILE.md).
   if (body !== undefined && !('content-length' in headers)) headers['content-length'] = String(Buffer.byteLength(body));
   response.writeHead(answer.status, headers);
   response.end(body);
+}
+
+/**
+ * UTF-8 parts in one write, none copied into a buffer of the whole: the socket stays corked while
+ * the parts are handed to it, and `end` uncorks it, so the head and every part leave in one `writev`.
+ */
+function sendParts(response: ServerResponse, status: number, headers: Record<string, string>, body: Utf8Parts): void {
+  response.writeHead(status, { ...headers, 'content-length': String(body.byteLength) });
+  response.cork();
+  for (const part of body.parts) response.write(part);
+  response.end();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type JsonPiece, joinedUtf8, jsonSplices } from '../raw-json.js';
+import { type JsonPiece, type Utf8Parts, joinedUtf8, jsonSplices } from '../raw-json.js';
 
 /**
  * The levels of an answer walked here member by member: the result, its `data`, and the values of
@@ -24,11 +24,11 @@ const frozenTexts = new WeakMap<object, readonly JsonPiece[]>();
  * The first WALKED_LEVELS levels are walked here; anything below them, and any value that is not a
  * plain object or array (one with `toJSON`), is written by JSON.stringify at once, so that an answer
  * holding nothing frozen costs a few calls more than one. Subtrees kept as the subgraphs' bytes
- * (kernel/raw-json.ts) are copied in as they are, wherever they are (`jsonSplices`): an answer that
- * holds one is UTF-8 bytes (never decoded: the socket takes the buffer as it is), any other a string.
+ * (kernel/raw-json.ts) stay those bytes, wherever they are (`jsonSplices`): an answer that holds one
+ * is UTF-8 parts (never decoded: the socket takes the subtrees' bytes as they are), any other a string.
  * A value JSON writes nothing for (undefined) is `end` alone.
  */
-export function answerUtf8(answer: unknown, end: string): string | Buffer {
+export function answerUtf8(answer: unknown, end: string): string | Utf8Parts {
   const pieces: JsonPiece[] = [];
   answerPieces(answer, WALKED_LEVELS, pieces);
   pieces.push(end);

@@ -7,7 +7,7 @@ import { operationShape } from '../../../gateway/executor/answers.js';
 import { type RawField, adoptsAsItStands } from '../../../gateway/executor/result-shaping.js';
 import { parseWithRawSubtrees, rawSubtrees, scanPassthrough } from '../../../gateway/executor/passthrough.js';
 import { deepMerge } from '../../../gateway/executor/fetching.js';
-import { RawJson, jsonText } from '../../../kernel/raw-json.js';
+import { RawJson, Utf8Parts, jsonText } from '../../../kernel/raw-json.js';
 import { deepFreeze, jsonCopy, thawed } from '../../../kernel/json.js';
 import { jsonBytes, rememberJsonBytes } from '../../../kernel/request-budget.js';
 import { answerUtf8 } from '../../../kernel/http/answer-text.js';
@@ -44,6 +44,8 @@ const part = rawFields(`{ item { part { ${PART_FIELDS} } } }`)!.get('part')!;
 
 const PART = { code: 'p1', label: 'Dune', weight: 0.25, count: 3, flag: true, color: 'RED', colors: ['GREEN'], any: 'x', sub: { s: 's' } };
 const text = (value: unknown) => JSON.stringify(value);
+/** What the socket is handed for an answer's text: its parts' bytes in order, or the string's. */
+const bytesOf = (written: string | Utf8Parts) => Buffer.concat((typeof written === 'string' ? [written] : written.parts).map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 const scanned = (value: string, field: RawField = part) => scanPassthrough(Buffer.from(value), 0, field.shape, field.selections);
 /** Where a scan of `value`'s text ends: its UTF-8 bytes. */
 const ending = (value: unknown) => Buffer.byteLength(text(value));
@@ -248,18 +250,21 @@ describe('a subtree kept as text', () => {
   test('is written as its text wherever it is, and as its value by JSON.stringify', () => {
     const answer = { data: { item: { parts: raw(), deeper: { x: [raw()] } } } };
     const expected = JSON.stringify({ data: { item: { parts: value, deeper: { x: [value] } } } });
-    expect(answerUtf8(answer, '')).toEqual(Buffer.from(expected));
-    expect(answerUtf8(deepFreeze({ data: { a: { b: { c: raw() } } } }), '')).toEqual(Buffer.from(JSON.stringify({ data: { a: { b: { c: value } } } })));
+    expect(bytesOf(answerUtf8(answer, ''))).toEqual(Buffer.from(expected));
+    expect(bytesOf(answerUtf8(deepFreeze({ data: { a: { b: { c: raw() } } } }), ''))).toEqual(Buffer.from(JSON.stringify({ data: { a: { b: { c: value } } } })));
     expect([...jsonPieces({ big: 'x'.repeat(70_000), parts: raw() })].join('')).toBe(JSON.stringify({ big: 'x'.repeat(70_000), parts: value }));
     expect(JSON.stringify({ parts: raw() })).toBe(JSON.stringify({ parts: value }));
     expect(jsonText(raw())).toBe(text(value));
   });
 
-  test("is copied into an answer's bytes as it came, the text around it encoded: the bytes of JSON.stringify's text", () => {
+  test("is an answer's part as it came, the text around it parts to encode: together the bytes of JSON.stringify's text", () => {
     const answer = { data: { item: { name: 'ü€😀', parts: raw(), deeper: deepFreeze({ x: [raw()] }) } } };
     const written = answerUtf8(answer, '\n');
-    expect(Buffer.isBuffer(written)).toBe(true);
-    expect(written).toEqual(Buffer.from(`${JSON.stringify({ data: { item: { name: 'ü€😀', parts: value, deeper: { x: [value] } } } })}\n`));
+    const expected = Buffer.from(`${JSON.stringify({ data: { item: { name: 'ü€😀', parts: value, deeper: { x: [value] } } } })}\n`);
+    expect(written).toBeInstanceOf(Utf8Parts);
+    expect(bytesOf(written)).toEqual(expected);
+    expect((written as Utf8Parts).byteLength).toBe(expected.length);
+    expect((written as Utf8Parts).text()).toBe(expected.toString('utf8'));
     // Nothing kept as bytes: one string.
     expect(answerUtf8({ data: { a: 'é' } }, '\n')).toBe('{"data":{"a":"é"}}\n');
   });
