@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { type Figure, round } from './figures.js';
-import { type LoadRequest, compareLoads } from './load.js';
+import { type LoadRequest, type Side, alternatedRatio, compareLoads } from './load.js';
 import { type ServerProcess, startGrafbaseProcess, startHiveGatewayProcess, startServerProcess } from './processes.js';
 import { subgraphSdls } from '../gateway/compose.js';
 import { GATEWAY_SECRET_HEADER } from '../pipeline/gateway-secret.js';
@@ -14,6 +14,15 @@ import { LOCAL_BENCH_ENV, calculationArtifactHost, publishedCatalogEntry, shared
 
 const ROUNDS = 3;
 const SECONDS = 5;
+/**
+ * Our distributed gateway and Grafbase's alone in an alternation of their own (issue 39's method):
+ * in the shared one, with ten sides between a side's turns, Grafbase's CPU a request moved by 15 %
+ * from one run to the next (bench/PROFILE.md, "Eleventh steps").
+ */
+const PAIRED_ROUNDS = 6;
+const PAIRED_SECONDS = 15;
+/** The sides of that alternation. */
+const PAIRED_SIDES = ['distributed', 'grafbase', 'distributed_varied', 'grafbase_varied'] as const;
 const RECORDS = 10;
 /** Distinct variable sets of the varied load: more than the 20 connections, so that the requests in flight never repeat one. */
 const VARIED_SETS = 100;
@@ -79,7 +88,8 @@ const VARIED: Record<VariedSides, Gateways> = {
  *   (e) `grafbase`: Grafbase's gateway (Rust), started as its users start it offline, `grafbase dev`
  *   on a grafbase.toml naming the subgraph URLs of (b) and each subgraph's SDL from the code,
  *   inserting our gateway's subgraph secret (issue 39); skipped with a message when its CLI is not
- *   installed (`npm run tools:grafbase`).
+ *   installed (`npm run tools:grafbase`). Its sides run after the others' alternation, in one of
+ *   their own with (b)'s (PAIRED_ROUNDS), which its figures are taken from.
  * One process per gateway (WORKERS=1 for ours, Hive's single process, Grafbase's one process and
  * its threads). The CPU of each gateway process per request, and of the three subgraph processes
  * per request of each gateway process, is measured over its rounds. Two loads in one
@@ -154,11 +164,15 @@ export async function benchGateway(): Promise<Figure[]> {
     const requests = Object.fromEntries(variedSides.map((side) => [side, varied])) as Record<VariedSides, LoadRequest>;
     const generator = preferredGenerator();
     const subgraphCpuMs = () => Object.values(subgraphs).reduce((sum, subgraph) => sum + subgraph.cpuMs(), 0);
-    const c = await compareLoads(request, targets, { rounds: ROUNDS, seconds: SECONDS, cpuMs, sharedCpuMs: subgraphCpuMs, requests, generator });
-    for (const [name, side] of Object.entries(c.sides) as Array<[Sides, (typeof c.sides)[Sides]]>) {
+    const shared = (Object.keys(targets) as Sides[]).filter((side) => VARIED[side as VariedSides] !== 'grafbase' && side !== 'grafbase');
+    const c = await compareLoads(request, pick(targets, shared), { rounds: ROUNDS, seconds: SECONDS, cpuMs, sharedCpuMs: subgraphCpuMs, requests, generator });
+    const paired = grafbase
+      ? await compareLoads(request, pick(targets, [...PAIRED_SIDES]), { rounds: PAIRED_ROUNDS, seconds: PAIRED_SECONDS, cpuMs, sharedCpuMs: subgraphCpuMs, requests, generator, alternate: true })
+      : undefined;
+    const s = { ...c.sides, ...(paired ? { grafbase: paired.sides.grafbase, grafbase_varied: paired.sides.grafbase_varied } : {}) } as Record<Sides, Side>;
+    for (const [name, side] of Object.entries(s) as Array<[Sides, Side]>) {
       if (side.result.errors > 0 || side.result.non2xx > 0) throw new Error(`gateway.${name}: ${side.result.errors} errors, ${side.result.non2xx} non-2xx answers under load`);
     }
-    const s = c.sides;
     const at = (name: Sides, what: string, cpu: string) =>
       `${what} ${round(s[name].result.rps, 0)} req/s p50 ${s[name].result.p50} ms p99 ${s[name].result.p99} ms ${round(s[name].cpuMs, 2)} ms ${cpu} CPU/req`;
     const summary =
@@ -176,7 +190,7 @@ export async function benchGateway(): Promise<Figure[]> {
       `varied: ${at('inprocess_varied', 'in-process', 'whole-system')}, ${at('distributed_varied', 'distributed', 'gateway-process')}, ${at('hive_varied', 'Hive Gateway', 'gateway-process')}, ` +
       `${at('hive_rust_varied', 'Hive Gateway + router-runtime', 'gateway-process')}` +
       (grafbase
-        ? `; Grafbase (grafbase dev, CLI 0.103.0, its gateway's threads on the same CPUs): identical ${at('grafbase', 'Grafbase', 'gateway-process')}, varied ${at('grafbase_varied', 'Grafbase', 'gateway-process')}`
+        ? `; Grafbase (grafbase dev, CLI 0.103.0, its gateway's threads on the same CPUs), in an alternation of its own with the distributed sides (${PAIRED_ROUNDS} rounds of ${PAIRED_SECONDS} s, every other in reverse order): identical ${at('grafbase', 'Grafbase', 'gateway-process')}, varied ${at('grafbase_varied', 'Grafbase', 'gateway-process')}`
         : `; Grafbase skipped: ${grafbaseAbsent}`);
     const figure = (id: string, value: number, unit: string, better: 'lower' | 'higher', what: string, target?: number): Figure => ({
       id,
@@ -191,7 +205,7 @@ export async function benchGateway(): Promise<Figure[]> {
     /** The sides whose gateway is a process of its own (not the in-process system, whose CPU is the whole system's). */
     const gatewayProcessSides = (Object.keys(targets) as Sides[]).filter((side) => !side.startsWith('inprocess'));
     return [
-      ...(grafbase ? grafbaseFigures(s, figure) : []),
+      ...(paired ? grafbaseFigures(paired.sides, figure) : []),
       ...gatewayProcessSides.flatMap((side) => [
         figure(`gateway.cpu_per_request_ms.${side}`, round(s[side].cpuMs, 2), 'ms', 'lower', `CPU time (user + system) of the ${side} gateway process per answered request`),
         figure(
@@ -306,16 +320,21 @@ export async function benchGateway(): Promise<Figure[]> {
   }
 }
 
-/** Issue 39: our distributed gateway against Grafbase's, throughput and gateway CPU per request, varied and identical. */
+/**
+ * Issue 39: our distributed gateway against Grafbase's, throughput and gateway CPU per request, varied
+ * and identical, from their alternation of their own: each the median of the ratios of round pairs
+ * (load.ts `alternatedRatio`: one round in each order, so the order cancels out).
+ */
 function grafbaseFigures(
-  s: Record<Sides, { result: { rps: number }; cpuMs: number }>,
+  s: Record<(typeof PAIRED_SIDES)[number], Side>,
   figure: (id: string, value: number, unit: string, better: 'lower' | 'higher', what: string, target?: number) => Figure,
 ): Figure[] {
-  const ratio = (a: number, b: number) => round(a / b, 2);
+  const rps = (side: Side) => side.rounds.map((r) => r.rps);
+  const ratio = (a: number[], b: number[]) => round(alternatedRatio(a, b).ratio, 2);
   return [
     figure(
       'gateway.distributed_vs_grafbase.rps_ratio',
-      ratio(s.distributed_varied.result.rps, s.grafbase_varied.result.rps),
+      ratio(rps(s.distributed_varied), rps(s.grafbase_varied)),
       'x',
       'higher',
       "our gateway over HTTP subgraphs ÷ Grafbase's gateway, throughput, varied requests",
@@ -323,14 +342,14 @@ function grafbaseFigures(
     ),
     figure(
       'gateway.distributed_vs_grafbase_identical.rps_ratio',
-      ratio(s.distributed.result.rps, s.grafbase.result.rps),
+      ratio(rps(s.distributed), rps(s.grafbase)),
       'x',
       'higher',
       "our gateway over HTTP subgraphs ÷ Grafbase's gateway, throughput, identical requests",
     ),
     figure(
       'gateway.distributed_vs_grafbase.cpu_ratio',
-      ratio(s.distributed_varied.cpuMs, s.grafbase_varied.cpuMs),
+      ratio(s.distributed_varied.roundCpuMs, s.grafbase_varied.roundCpuMs),
       'x',
       'lower',
       "CPU time per request of our gateway process ÷ that of Grafbase's (same subgraph processes), varied requests",
@@ -338,7 +357,7 @@ function grafbaseFigures(
     ),
     figure(
       'gateway.distributed_vs_grafbase_identical.cpu_ratio',
-      ratio(s.distributed.cpuMs, s.grafbase.cpuMs),
+      ratio(s.distributed.roundCpuMs, s.grafbase.roundCpuMs),
       'x',
       'lower',
       "CPU time per request of our gateway process ÷ that of Grafbase's (same subgraph processes), identical requests",
