@@ -90,8 +90,9 @@ const scanHelpers = {
  * The scan of one shape as one function, its structure unrolled: each field's name compared byte
  * by byte where it must stand, each list a loop, each leaf one call: an interpreter walking the
  * shape for every value took twice as long on the bench's questionnaire (bench/PROFILE.md, "Tenth
- * steps"). A selection too large or too deep to compile is refused. The code holds numbers only (bytes, lengths, indexes): names and types reach it as bytes to
- * compare and as `leaves[i]`, never as text of the code.
+ * steps"). A selection too large or too deep to compile is refused. The code holds numbers only
+ * (bytes, lengths, indexes): names and types reach it as bytes to compare and as `leaves[i]`, never
+ * as text of the code.
  */
 function compileScan(shape: ValueShape, selections: Selection[] | null): Scan {
   const leaves: LeafShape[] = [];
