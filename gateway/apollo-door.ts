@@ -33,21 +33,29 @@ export function apolloDoorPlugin(pipeline: RequestPipeline): ApolloServerPlugin<
           resultStep(exchange, errors);
         },
         async willSendResponse({ response }) {
-          if (response.body.kind === 'single' && response.body.singleResult.data) answering.set(response.body.singleResult.data, exchange);
+          const data = response.body.kind === 'single' ? response.body.singleResult.data : undefined;
+          if (data && Object.isExtensible(data)) (data as Answering)[EXCHANGE] = exchange;
         },
       };
     },
   };
 }
 
-/** The exchange of each answer Apollo Server is about to write, by its `data` (what `stringifyAnswer` is handed again). */
-const answering = new WeakMap<object, Exchange>();
-
 /**
- * Answers not handed to Apollo Server as text, by their exchange: too large for one string of them
- * (the pipeline writes them in pieces, pipeline.ts), or holding subgraphs' bytes (written as its parts).
+ * The exchange of an answer Apollo Server is about to write, on its `data` (what `stringifyAnswer`
+ * is handed again), and the answer kept for the pipeline, on the exchange: keys JSON never writes.
+ * Not WeakMaps: a long-lived table holding each request's objects made V8's young collections
+ * promote them (the exchange, ~1.3 KB a request), and the full collections that followed set the
+ * workers' tail (bench/PROFILE.md, "Twelfth steps").
  */
-const keptAnswers = new WeakMap<Exchange, FormattedExecutionResult | Utf8Parts>();
+const EXCHANGE = Symbol('exchange');
+const KEPT_ANSWER = Symbol('kept answer');
+type Answering = { [EXCHANGE]?: Exchange };
+/**
+ * An answer not handed to Apollo Server as text: too large for one string of it (the pipeline
+ * writes it in pieces, pipeline.ts), or holding subgraphs' bytes (written as its parts).
+ */
+type Keeping = Exchange & { [KEPT_ANSWER]?: FormattedExecutionResult | Utf8Parts };
 
 /**
  * Apollo Server's `stringifyResult`: JSON (kernel/http/answer-text.ts: the parts shared with other
@@ -60,9 +68,9 @@ const keptAnswers = new WeakMap<Exchange, FormattedExecutionResult | Utf8Parts>(
  * made, neither decoded from them nor encoded again for the socket.
  */
 export function stringifyAnswer(result: FormattedExecutionResult): string {
-  const exchange = result.data ? answering.get(result.data) : undefined;
+  const exchange: Keeping | undefined = (result.data as Answering | null | undefined)?.[EXCHANGE];
   if (exchange && exchange.budget.answerBytes > LARGE_ANSWER_BYTES) {
-    keptAnswers.set(exchange, result);
+    exchange[KEPT_ANSWER] = result;
     return '';
   }
   let answer: string | Utf8Parts;
@@ -74,13 +82,13 @@ export function stringifyAnswer(result: FormattedExecutionResult): string {
   }
   if (typeof answer === 'string') return answer;
   if (!exchange) return answer.text();
-  keptAnswers.set(exchange, answer);
+  exchange[KEPT_ANSWER] = answer;
   return '';
 }
 
 /** The answer `stringifyAnswer` kept for the pipeline to write (its UTF-8 parts, or its objects in pieces), if it kept one. */
-export function keptAnswer(exchange: Exchange): FormattedExecutionResult | Utf8Parts | undefined {
-  const answer = keptAnswers.get(exchange);
-  keptAnswers.delete(exchange);
+export function keptAnswer(exchange: Keeping): FormattedExecutionResult | Utf8Parts | undefined {
+  const answer = exchange[KEPT_ANSWER];
+  exchange[KEPT_ANSWER] = undefined;
   return answer;
 }

@@ -56,7 +56,12 @@ registerEnumType(SeverityGql, {
   },
 });
 
-@ObjectType('ModelVersion', { description: 'One version of a data model in the registry, with its artifacts and validators', implements: NodeGql })
+// `simpleResolvers`: its fields are the domain's properties under their own names, read by
+// graphql-js's default resolver. type-graphql's per-field resolver (a middleware chain, and the
+// resolve info graphql-jit builds for each call) was most of what `GET /models` allocated: three
+// fields of each of a registry's versions (bench/PROFILE.md, "Twelfth steps"). The other fields
+// are resolvers of their own (registry-resolver.ts, record-resolver.ts) and keep them.
+@ObjectType('ModelVersion', { description: 'One version of a data model in the registry, with its artifacts and validators', implements: NodeGql, simpleResolvers: true })
 @Directive('@key(fields: "model version")')
 export class ModelVersionGql {
   // Its `id` (Node's) is made when asked for (RegistryResolver.id): most answers never select it.
