@@ -4,6 +4,7 @@ import { deepFreeze } from '../../kernel/json.js';
 import { jsonBytesPast, rememberJsonBytes } from '../../kernel/request-budget.js';
 import type { SubgraphRequest, SubgraphResponse } from '../../pipeline/pipeline.js';
 import { type SubgraphClient, isQuery } from './subgraph-client.js';
+import { RenewedMap } from '../../kernel/renewed-map.js';
 
 /**
  * Which answers of one subgraph are the same for every caller, and for how long: those of queries
@@ -40,7 +41,8 @@ const MAX_DECISIONS = 1000;
  * first.
  */
 export class AnswerCache implements SubgraphClient {
-  private readonly answers = new Map<string, CachedAnswer>();
+  /** Most recently used last: an entry a request reuses is set again (kernel/renewed-map.ts: why not a Map). */
+  private readonly answers = new RenewedMap<string, CachedAnswer>();
   private readonly decisions = new Map<string, boolean>();
   private bytes = 0;
 
@@ -79,9 +81,10 @@ export class AnswerCache implements SubgraphClient {
     if (replaced) this.forget(key, replaced);
     this.answers.set(key, { answer, expiresAt: Date.now() + this.reuse.ttlMs, bytes });
     this.bytes += bytes;
-    for (const [oldest, entry] of this.answers) {
-      if (this.bytes <= this.maxBytes) break;
-      this.forget(oldest, entry);
+    while (this.bytes > this.maxBytes) {
+      const oldest = this.answers.oldest();
+      if (!oldest) break;
+      this.forget(...oldest);
     }
   }
 

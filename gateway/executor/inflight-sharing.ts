@@ -4,6 +4,7 @@ import { type SubgraphClient, isQuery } from './subgraph-client.js';
 import type { RawSubtrees } from './passthrough.js';
 import { deepFreeze, jsonCopy } from '../../kernel/json.js';
 import { adoptReportedBreach, rememberJsonBytes } from '../../kernel/request-budget.js';
+import { RenewedMap } from '../../kernel/renewed-map.js';
 
 interface SharedFetch {
   waiters: number;
@@ -39,7 +40,8 @@ interface SharedAnswer {
  * The fetch runs with the first caller's context (its request id in logs and on the wire).
  */
 export class InflightSharing implements SubgraphClient {
-  private readonly inflight = new Map<string, SharedFetch>();
+  /** An entry a fetch, for as long as it runs (kernel/renewed-map.ts: why not a Map). */
+  private readonly inflight = new RenewedMap<string, SharedFetch>();
 
   constructor(private readonly client: SubgraphClient) {}
 
@@ -77,9 +79,9 @@ export class InflightSharing implements SubgraphClient {
   /**
    * Why the entry lets go of its answer: a Map copies its entries into a new table as it grows and
    * shrinks, and a discarded table that had reached the old generation still points at them until
-   * the next full collection. Through the entry it would keep the whole subgraph answer alive, so
-   * every young collection would promote answers long gone (bench/PROFILE.md, "Requests that die
-   * young").
+   * the next full collection (the RenewedMap makes that rarer, not impossible). Through the entry it
+   * would keep the whole subgraph answer alive, so every young collection would promote answers long
+   * gone (bench/PROFILE.md, "Requests that die young").
    */
   private forget(key: string, shared: SharedFetch): void {
     this.inflight.delete(key);
