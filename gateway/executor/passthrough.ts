@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { isEnumType } from 'graphql';
 import { RawJson } from '../../kernel/raw-json.js';
+import { PassedSubtrees } from './passed-subtrees.js';
 import { type FieldSelection, INTEGER, type RawField, type Selection, type ValueShape, isPlain } from './result-shaping.js';
 
 /**
@@ -44,10 +45,18 @@ const tally = { bytes: 0 };
  */
 export function scanPassthrough(text: Buffer, start: number, shape: ValueShape, selections: Selection[]): { end: number; bytes: number } | undefined {
   if (!isPlain(selections)) return undefined;
+  const scan = compiledScan(shape, selections);
+  const known = passed.find(scan, text, start);
+  if (known) return known;
   tally.bytes = 0;
-  const end = compiledScan(shape, selections)(text, start);
-  return end < 0 ? undefined : { end, bytes: tally.bytes };
+  const end = scan(text, start);
+  if (end < 0) return undefined;
+  passed.remember(scan, text, start, end, tally.bytes);
+  return { end, bytes: tally.bytes };
 }
+
+/** The subtrees that passed, by their bytes: the same questionnaire in the next answer is compared, not scanned again. */
+export const passed = new PassedSubtrees();
 
 const QUOTE = 34;
 const BACKSLASH = 92;

@@ -5,7 +5,7 @@ import { composeSubgraphs } from '../../../gateway/compose.js';
 import { federatedSupergraph } from '../../../gateway/executor/supergraph.js';
 import { operationShape } from '../../../gateway/executor/answers.js';
 import { type RawField, adoptsAsItStands } from '../../../gateway/executor/result-shaping.js';
-import { parseWithRawSubtrees, rawSubtrees, scanPassthrough } from '../../../gateway/executor/passthrough.js';
+import { parseWithRawSubtrees, passed, rawSubtrees, scanPassthrough } from '../../../gateway/executor/passthrough.js';
 import { deepMerge } from '../../../gateway/executor/fetching.js';
 import { RawJson, Utf8Parts, jsonText } from '../../../kernel/raw-json.js';
 import { deepFreeze, jsonCopy, thawed } from '../../../kernel/json.js';
@@ -195,6 +195,54 @@ describe('scanPassthrough', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('subtrees that passed, remembered by their bytes (passed-subtrees.ts)', () => {
+  /** A list of `count` parts, distinct by `tag`: 130-odd bytes a part, past the 4 KB a subtree needs to be kept from 32 parts. */
+  const many = (count: number, tag = 'p') => Array.from({ length: count }, (_, i) => ({ ...PART, code: `${tag}${i}` }));
+  const big = many(100);
+  const bigText = text(big);
+
+  test('the same bytes again pass with the same end and count, wherever they stand in the answer', () => {
+    const expected = { end: ending(big), bytes: jsonBytes(big) };
+    expect(scanned(bigText, parts)).toEqual(expected);
+    expect(scanned(bigText, parts)).toEqual(expected);
+    const inside = Buffer.from(`{"x":[1,2],"parts":${bigText}}`);
+    expect(scanPassthrough(inside, 19, parts.shape, parts.selections)).toEqual({ end: 19 + expected.end, bytes: expected.bytes });
+  });
+
+  test('bytes that differ from a remembered subtree anywhere are scanned: one the scan refuses is refused', () => {
+    expect(scanned(bigText, parts)).toBeDefined();
+    const lastWeight = bigText.lastIndexOf('0.25');
+    expect(scanned(`${bigText.slice(0, lastWeight)}0.250${bigText.slice(lastWeight + 4)}`, parts)).toBeUndefined();
+    const lastColor = bigText.lastIndexOf('"RED"');
+    expect(scanned(`${bigText.slice(0, lastColor)}"BLUE"${bigText.slice(lastColor + 5)}`, parts)).toBeUndefined();
+  });
+
+  test('a text that ends inside a remembered subtree is refused, not read past its end', () => {
+    expect(scanned(bigText, parts)).toBeDefined();
+    expect(scanned(bigText.slice(0, -1), parts)).toBeUndefined();
+    expect(scanned(bigText.slice(0, 5000), parts)).toBeUndefined();
+  });
+
+  test("bytes one operation's field passed are scanned again for another's: a selection they do not fit refuses them", () => {
+    expect(scanned(bigText, parts)).toBeDefined();
+    const codesOnly = rawFields('{ item { parts { code } } }')!.get('parts')!;
+    expect(scanned(bigText, codesOnly)).toBeUndefined();
+    const codes = text(big.map(({ code }) => ({ code })));
+    expect(scanned(codes, codesOnly)).toEqual({ end: ending(JSON.parse(codes)), bytes: jsonBytes(JSON.parse(codes)) });
+  });
+
+  test('a subgraph that sends a new large subtree each time: what is held stays bounded, and a subtree past 512 KB is never kept', () => {
+    for (let n = 0; n < 40; n++) expect(scanned(text(many(200, `t${n}-`)), parts)).toBeDefined();
+    const held = passed.heldBytes();
+    expect(held).toBeLessThanOrEqual(8 * 512 * 1024);
+    expect(held).toBeGreaterThan(0);
+    const huge = many(5_000, 'h');
+    expect(Buffer.byteLength(text(huge))).toBeGreaterThan(512 * 1024);
+    expect(scanned(text(huge), parts)).toEqual({ end: ending(huge), bytes: jsonBytes(huge) });
+    expect(passed.heldBytes()).toBeLessThanOrEqual(held);
   });
 });
 
