@@ -28,15 +28,15 @@ interface Passed {
 }
 
 export class PassedSubtrees {
-  private readonly slots: Array<Passed | undefined> = new Array<Passed | undefined>(SLOTS).fill(undefined);
+  /** Filled up to SLOTS, then each new one replaces the oldest. */
+  private readonly slots: Passed[] = [];
   private next = 0;
 
   /** Where the subtree at `start` of `text` ends and its budget bytes, when `scan` passed those very bytes before. */
   find(scan: object, text: Buffer, start: number): { end: number; bytes: number } | undefined {
-    const first = text[start];
-    if (first !== 123 && first !== 91) return undefined;
+    if (!bracketed(text, start)) return undefined;
     for (const passed of this.slots) {
-      if (passed?.scan !== scan) continue;
+      if (passed.scan !== scan) continue;
       const end = start + passed.bytes.length;
       if (end <= text.length && text.compare(passed.bytes, 0, passed.bytes.length, start, end) === 0) return { end, bytes: passed.budgetBytes };
     }
@@ -46,14 +46,19 @@ export class PassedSubtrees {
   /** `scan` passed `text` from `start` to `end`: kept (a copy, not the answer's buffer) when its size is worth it. */
   remember(scan: object, text: Buffer, start: number, end: number, budgetBytes: number): void {
     const size = end - start;
-    const first = text[start];
-    if (size < MIN_BYTES || size > MAX_BYTES || (first !== 123 && first !== 91)) return;
+    if (size < MIN_BYTES || size > MAX_BYTES || !bracketed(text, start)) return;
     this.slots[this.next] = { scan, bytes: Buffer.from(text.subarray(start, end)), budgetBytes };
     this.next = (this.next + 1) % SLOTS;
   }
 
   /** The bytes held: at most SLOTS × MAX_BYTES. */
   heldBytes(): number {
-    return this.slots.reduce((sum, passed) => sum + (passed?.bytes.length ?? 0), 0);
+    return this.slots.reduce((sum, passed) => sum + passed.bytes.length, 0);
   }
+}
+
+/** Whether the value at `start` is an object or a list (`{`, `[`): the only ones kept (see above). */
+function bracketed(text: Buffer, start: number): boolean {
+  const first = text[start];
+  return first === 123 || first === 91;
 }
