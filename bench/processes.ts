@@ -11,7 +11,7 @@ export interface ServerProcess {
   ports: Record<string, number>;
   /** Resident set size now, from /proc (MB). */
   rssMb(): number;
-  /** CPU time used so far, user + system, from /proc (ms, 10 ms resolution). */
+  /** CPU time used so far, user + system, by the process and its running children (a cluster's workers), from /proc (ms, 10 ms resolution). */
   cpuMs(): number;
   stop(): Promise<void>;
 }
@@ -22,7 +22,7 @@ export interface ServerProcess {
  * `nodeArgs` go before the script (`--cpu-prof --cpu-prof-dir=…` profiles the process until it stops).
  */
 export function startServerProcess(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
-  // One process unless asked: rssMb and cpuMs read this pid's /proc, not a cluster's workers'.
+  // One process unless asked: rssMb reads this pid's /proc, not a cluster's workers'.
   return started(name, process.execPath, [...nodeArgs, projectPath('dist', 'bundle', 'server.js')], { LOG_LEVEL: 'info', WORKERS: '1', ...env }, (line) => {
     const entry = JSON.parse(line) as { msg?: string; ports?: Record<string, number> };
     return entry.msg === 'started' ? entry.ports! : undefined;
@@ -109,6 +109,37 @@ function started(name: string, command: string, args: string[], env: Record<stri
 /** USER_HZ: 100 on Linux everywhere this runs. */
 const CLOCK_TICKS = 100;
 
+/** A process's CPU so far, user + system, from `/proc/<pid>/stat` (ms); 0 once it is gone. */
+function cpuMsOf(pid: number, withReapedChildren = false): number {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
+  // Fields 14 to 17 (utime, stime, cutime, cstime) in clock ticks, after the parenthesised name.
+  const ticks = stat.split(') ')[1]!.split(' ').slice(11, withReapedChildren ? 15 : 13);
+  return (ticks.reduce((sum, field) => sum + Number(field), 0) * 1000) / CLOCK_TICKS;
+}
+
+/** The running children of a process (a cluster's workers), from its main thread's `children` list. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * This process's CPU so far and that of its children that have ended (ms): what a benchmark spends
+ * beside the servers it measures, its load generators (wrk, autocannon's process, once each run
+ * ends) and its own event loop.
+ */
+export function benchCpuMs(): number {
+  return cpuMsOf(process.pid, true);
+}
+
 function handle(child: ChildProcess, ports: Record<string, number>): ServerProcess {
   return {
     pid: child.pid!,
@@ -117,11 +148,7 @@ function handle(child: ChildProcess, ports: Record<string, number>): ServerProce
       const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN);
       return Math.round(kb / 1024);
     },
-    cpuMs: () => {
-      // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, after the parenthesised name.
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-    },
+    cpuMs: () => [child.pid!, ...childrenOf(child.pid!)].reduce((sum, pid) => sum + cpuMsOf(pid), 0),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
