@@ -118,7 +118,10 @@ function cpuMsOf(pid: number, withReapedChildren = false): number {
     return 0;
   }
   // Fields 14 to 17 (utime, stime, cutime, cstime) in clock ticks, after the parenthesised name.
-  const ticks = stat.split(') ')[1]!.split(' ').slice(11, withReapedChildren ? 15 : 13);
+  const ticks = stat
+    .split(') ')[1]!
+    .split(' ')
+    .slice(11, withReapedChildren ? 15 : 13);
   return (ticks.reduce((sum, field) => sum + Number(field), 0) * 1000) / CLOCK_TICKS;
 }
 

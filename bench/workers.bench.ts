@@ -38,8 +38,7 @@ const GATEWAY_QUERY: LoadRequest = {
 /** The same query over the 100 stand-in versions round-robin: requests in flight share no subgraph fetch. */
 const VARIED_QUERY: LoadRequest = { ...GATEWAY_QUERY, variableSets: VARIED_VERSIONS.map((version) => ({ model: MODEL, version })) };
 
-const CEILING =
-  "the highest WORKERS=2 ÷ WORKERS=1 the machine allows: its CPUs ÷ the CPU an answer costs with two workers (theirs, wrk's and the bench process's, from /proc), ÷ one worker's rate";
+const CEILING = "the highest WORKERS=2 ÷ WORKERS=1 the machine allows: its CPUs ÷ the CPU an answer costs with two workers (theirs, wrk's and the bench process's, from /proc), ÷ one worker's rate";
 
 /**
  * The answers a second the machine's CPUs allow at the two-worker side's cost per answer: its
@@ -104,8 +103,7 @@ export async function benchWorkers(): Promise<Figure[]> {
     const two = await start(2);
     const sides = (listener: string) => ({ one: `http://127.0.0.1:${one.ports[listener]}`, two: `http://127.0.0.1:${two.ports[listener]}` });
     const cpuMs = { one: () => one.cpuMs(), two: () => two.cpuMs() };
-    const compare = (request: LoadRequest, listener: string) =>
-      compareLoads(request, sides(listener), { rounds: ROUNDS, seconds: SECONDS, generator: 'wrk', cpuMs, sharedCpuMs: benchCpuMs });
+    const compare = (request: LoadRequest, listener: string) => compareLoads(request, sides(listener), { rounds: ROUNDS, seconds: SECONDS, generator: 'wrk', cpuMs, sharedCpuMs: benchCpuMs });
     const models = await compare({ method: 'GET', path: '/models' }, 'core');
     const varied = await compare(VARIED_QUERY, 'gateway');
     const identical = await compare(GATEWAY_QUERY, 'gateway');
