@@ -97,7 +97,7 @@ export interface Side {
   cpuMs: number;
   /** The same, round by round. */
   roundCpuMs: number[];
-  /** CPU time per answered request (ms) of the processes every side shares (`sharedCpuMs`: the subgraphs), during this side's rounds; 0 without it. */
+  /** CPU time per answered request (ms) of the processes every side shares (`sharedCpuMs`: the subgraphs behind several gateways, or the load generator and the bench process), during this side's rounds; 0 without it. */
   sharedCpuMs: number;
 }
 
@@ -123,7 +123,7 @@ export async function compareLoads<K extends string>(
     seconds?: number;
     warmUpSeconds?: number;
     cpuMs?: Record<K, () => number>;
-    /** CPU used so far by processes every side loads (the subgraph processes behind several gateways), taken per side like `cpuMs`. */
+    /** CPU used so far by processes every side loads (the subgraph processes behind several gateways; the load generator and the bench process: `benchCpuMs`), taken per side like `cpuMs`. */
     sharedCpuMs?: () => number;
     requests?: Partial<Record<K, LoadRequest>>;
     generator?: LoadOptions['generator'];
