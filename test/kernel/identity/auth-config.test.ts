@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readAuthConfig } from '../../../kernel/identity/auth-config.js';
 import { configErrorOf } from './helpers.js';
+import { stopAtScopeEnd } from '../../support/cleanup.js';
 
 const JWT_ENV = {
   AUTH_JWKS_URL: 'https://idp.example/realms/dpp/protocol/openid-connect/certs',
@@ -10,8 +11,11 @@ const JWT_ENV = {
   AUTH_AUDIENCE: 'dpp-api',
 };
 
+/** A policy file for the test that asks, removed when it ends. */
 function policyFileWith(content: string): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-')), 'policy.json');
+  const dir = mkdtempSync(path.join(tmpdir(), 'policy-'));
+  stopAtScopeEnd(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'policy.json');
   writeFileSync(file, content);
   return file;
 }

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stopAtScopeEnd } from '../../support/cleanup.js';
 import { JwksServer, TEST_AUDIENCE, TEST_ISSUER, nowSecs } from '../../support/jwks-server.js';
 import { miniModelHost, VALID_WIDGET } from '../../support/mini-model.js';
 import type { ArtifactHost } from '../../support/artifact-host.js';
@@ -153,10 +157,9 @@ describe('none', () => {
 
 describe('AUTH_POLICY_FILE adds requirements: 403 FORBIDDEN when they are not met', () => {
   test('a role required for models.validate and a scope for the OpenAPI document', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const path = await import('node:path');
-    const policy = path.join(mkdtempSync(path.join(tmpdir(), 'policy-')), 'policy.json');
+    const dir = mkdtempSync(join(tmpdir(), 'policy-'));
+    stopAtScopeEnd(() => rmSync(dir, { recursive: true, force: true }));
+    const policy = join(dir, 'policy.json');
     writeFileSync(policy, JSON.stringify({ 'models.validate': { roles: ['validator'] }, 'service.openapi': { scopes: ['docs:read'] } }));
     const idp = await JwksServer.start();
     const sut = await startInProcessSystem({ ...registryEnv, ...idp.authEnv(), AUTH_POLICY_FILE: policy });
